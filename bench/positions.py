@@ -1,0 +1,274 @@
+"""Seeded random positions of the rearrangement rulesets, built from the ruleset data.
+
+A position is made by cutting the **whole deck** into valid melds, laying a random choice of
+those melds as the table, and dealing the hand from what is left. Cutting the deck (rather
+than picking melds one by one until nothing fits) reaches tables of any size up to the whole
+deck, and every table is valid by construction:
+
+1. every suit and deck copy starts as one sequence of 13 cards (where the ace may be high,
+   at random A…K or 2…A);
+2. groups are cut out of those sequences at random ranks, only where the pieces left on either
+   side are empty or ≥ 3 long, with distinct suits (R3);
+3. long sequences are cut at random into pieces of ≥ 3 (R2);
+4. where sequences may mix suits (carrossel), cards of equal rank are swapped at random
+   between sequences;
+5. wilds are put on the table by replacing one natural card of a meld (at most one per meld,
+   its value written: ``JK=9H`` in same-suit sequences, ``JK=9`` elsewhere); the natural card
+   goes back to the stock, so a hand may hold it and release the wild (R5).
+
+Only ``random.Random(seed)`` is used, so a seed always gives the same positions.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from solver.cards import JOKER_CARD, SUITS, Card, rank_name
+from solver.position import Position, Turn, parse_position
+from solver.rulesets import Ruleset, SuitRule, get_ruleset, rank_of_position
+
+Span = tuple[str, int, int]  # a sequence still being cut: suit, first and last rank position
+
+
+@dataclass(frozen=True)
+class PositionSpec:
+    """A generated position, as the card codes a client would send."""
+
+    name: str
+    ruleset: str
+    players: int
+    table: tuple[tuple[str, ...], ...]
+    hand: tuple[str, ...]
+    turn: Turn
+
+    @property
+    def table_size(self) -> int:
+        return sum(len(meld) for meld in self.table)
+
+    def position(self) -> Position:
+        """Parse (and so check) the position."""
+        return parse_position(self.ruleset, self.players, self.table, self.hand, self.turn)
+
+    def describe(self) -> str:
+        """One line to paste into a test or ``carrossel hint``."""
+        table = " | ".join(" ".join(meld) for meld in self.table)
+        return f"{self.name} [{self.ruleset}] table: {table or '-'} ; hand: {' '.join(self.hand)}"
+
+
+def _cuttable(span: Span, pos: int) -> bool:
+    _, first, last = span
+    left, right = pos - first, last - pos
+    return first <= pos <= last and left in (0, *range(3, 14)) and right in (0, *range(3, 14))
+
+
+def _cut(span: Span, pos: int) -> list[Span]:
+    suit, first, last = span
+    out: list[Span] = []
+    if pos > first:
+        out.append((suit, first, pos - 1))
+    if pos < last:
+        out.append((suit, pos + 1, last))
+    return out
+
+
+def _position_of(span: Span, rank: int) -> int:
+    _, first, last = span
+    for pos in range(first, last + 1):
+        if rank_of_position(pos) == rank:
+            return pos
+    return -1
+
+
+def _split(rng: random.Random, span: Span, keep_long: float) -> list[Span]:
+    """Cut a sequence at random into pieces of ≥ 3 (sometimes keeping it long)."""
+    suit, first, last = span
+    length = last - first + 1
+    if length < 6 or rng.random() < keep_long:
+        return [span]
+    at = rng.randint(first + 3, last - 2)  # the right piece starts here
+    return _split(rng, (suit, first, at - 1), keep_long) + _split(rng, (suit, at, last), keep_long)
+
+
+def partition_deck(rng: random.Random, ruleset: Ruleset, players: int) -> list[list[Card]]:
+    """Every natural card of the deck, cut into valid melds (sequences ascending)."""
+    spec = ruleset.deck_spec(players)
+    if spec is None:
+        raise ValueError(f"{ruleset.id} is not for {players} players")
+    allowed = ruleset.sequence_positions
+    spans: list[Span] = []
+    for suit in SUITS:
+        for _ in range(spec.decks):
+            first = allowed.start if len(allowed) == 13 else rng.choice((1, 2))
+            spans.append((suit, first, first + 12))
+    groups: list[list[Card]] = []
+    for _ in range(rng.randint(0, 16)):
+        rank = rng.randint(1, 13)
+        by_suit: dict[str, list[int]] = {}
+        for i, span in enumerate(spans):
+            pos = _position_of(span, rank)
+            if pos >= 0 and _cuttable(span, pos):
+                by_suit.setdefault(span[0], []).append(i)
+        if len(by_suit) < ruleset.group_min:
+            continue
+        size = rng.randint(ruleset.group_min, min(ruleset.group_max, len(by_suit)))
+        chosen = sorted(rng.sample(sorted(by_suit), size))
+        cut_at = {rng.choice(by_suit[suit]) for suit in chosen}
+        kept: list[Span] = []
+        for i, span in enumerate(spans):
+            kept.extend(_cut(span, _position_of(span, rank)) if i in cut_at else [span])
+        spans = kept
+        groups.append([Card(rank, suit) for suit in chosen])
+    keep_long = rng.choice((0.0, 0.2, 0.5))
+    pieces = [piece for span in spans for piece in _split(rng, span, keep_long)]
+    runs = [
+        [Card(rank_of_position(pos), suit) for pos in range(first, last + 1)]
+        for suit, first, last in pieces
+    ]
+    if ruleset.sequence_suits is SuitRule.ANY_SUIT:
+        _mix_suits(rng, runs)
+    return runs + groups
+
+
+def _mix_suits(rng: random.Random, runs: list[list[Card]]) -> None:
+    """Swap cards of equal rank between sequences (valid where suits do not matter)."""
+    places: dict[int, list[tuple[int, int]]] = {}
+    for r, run in enumerate(runs):
+        for i, card in enumerate(run):
+            places.setdefault(card.rank, []).append((r, i))
+    for _ in range(4 * len(runs)):
+        spots = places.get(rng.randint(1, 13), [])
+        if len(spots) < 2:
+            continue
+        (r1, i1), (r2, i2) = rng.sample(spots, 2)
+        runs[r1][i1], runs[r2][i2] = runs[r2][i2], runs[r1][i1]
+
+
+def _codes(ruleset: Ruleset, meld: Sequence[Card], wild_at: int) -> tuple[str, ...]:
+    """A meld as codes, with a joker (and its written value) in place of one card."""
+    is_group = len({c.rank for c in meld}) == 1
+    out: list[str] = []
+    for i, card in enumerate(meld):
+        if i != wild_at:
+            out.append(card.code)
+            continue
+        suited = not is_group and ruleset.sequence_suits is SuitRule.SAME_SUIT
+        out.append(f"JK={rank_name(card.rank)}{card.suit if suited else ''}")
+    return tuple(out)
+
+
+def random_position(
+    rng: random.Random,
+    ruleset_id: str,
+    *,
+    table_size: tuple[int, int],
+    hand_size: tuple[int, int],
+    table_jokers: int = 0,
+    hand_jokers: int = 0,
+    hand_melds: int = 0,
+    jokers_in_groups: bool = True,
+    players: int | None = None,
+    turn: Turn | None = None,
+    name: str = "",
+) -> PositionSpec:
+    """A random position with a table of ``table_size`` cards (inclusive bounds).
+
+    The hand has ``hand_size`` cards where the stock allows (a table of 100 leaves 6), of which
+    ``hand_jokers`` jokers where the deck has them left. ``table_jokers`` replace one card of as
+    many melds (only sequences unless ``jokers_in_groups``). With ``hand_melds``, the hand
+    starts with up to that many whole melds of the cut deck that are not on the table, and its
+    jokers replace a card of those melds (so the jokers are needed: at a sequence's end, in a
+    group of 4, …); the rest of the hand is dealt at random. The default turn is one in which
+    a play is allowed: rummikub opened, carrossel one card drawn.
+    """
+    ruleset = get_ruleset(ruleset_id)
+    if ruleset is None:
+        raise ValueError(f"unknown ruleset {ruleset_id!r}")
+    players = players or max(ruleset.min_players, 3)
+    turn = turn or Turn(cards_drawn=1 if ruleset.id == "carrossel" else 0, has_opened=True)
+    deck = ruleset.deck(players)
+    low, high = table_size
+    target = rng.randint(low, high)
+    for _ in range(1000):
+        melds = partition_deck(rng, ruleset, players)
+        rng.shuffle(melds)
+        table: list[list[Card]] = []
+        spare: list[list[Card]] = []
+        size = 0
+        for meld in melds:
+            if size + len(meld) <= target:
+                table.append(meld)
+                size += len(meld)
+            else:
+                spare.append(meld)
+        if low <= size <= high:
+            break
+    else:  # pragma: no cover - the deck always cuts into 3-card melds often enough
+        raise RuntimeError(f"no table of {low}-{high} cards from {ruleset.id}'s deck")
+    candidates = [
+        m for m, meld in enumerate(table) if jokers_in_groups or len({c.rank for c in meld}) > 1
+    ]
+    wild_melds = set(rng.sample(candidates, min(table_jokers, deck[JOKER_CARD], len(candidates))))
+    coded: list[tuple[str, ...]] = []
+    stock = Counter({card: n for card, n in deck.items() if not card.is_joker})
+    for m, meld in enumerate(table):
+        wild_at = rng.randrange(len(meld)) if m in wild_melds else -1
+        coded.append(_codes(ruleset, meld, wild_at))
+        stock.subtract(c for i, c in enumerate(meld) if i != wild_at)
+    jokers_left = deck[JOKER_CARD] - len(wild_melds)
+    want = rng.randint(*hand_size)
+    wilds = min(hand_jokers, jokers_left, want)
+    hand: list[Card] = []
+    if hand_melds:
+        for meld in spare[:hand_melds]:
+            if len(hand) + len(meld) <= want:
+                hand.extend(meld)
+        for _ in range(min(wilds, len(hand))):
+            hand.pop(rng.randrange(len(hand)))  # a joker takes this card's place
+        stock.subtract(hand)
+    naturals = sorted(stock.elements())
+    fill = min(want - wilds - len(hand), len(naturals))
+    hand = [*hand, *rng.sample(naturals, max(fill, 0)), *[JOKER_CARD] * wilds]
+    hand.sort(key=lambda c: (c.is_joker, c.rank, c.suit))
+    return PositionSpec(
+        name=name,
+        ruleset=ruleset.id,
+        players=players,
+        table=tuple(coded),
+        hand=tuple(c.code for c in hand),
+        turn=turn,
+    )
+
+
+SIZES: dict[str, tuple[int, int]] = {"small": (0, 20), "mid": (30, 60), "large": (70, 100)}
+"""The benchmark's table sizes in cards (issue 4): ≤ 20, 30-60 and 70-100."""
+
+HAND_SIZES: dict[str, tuple[int, int]] = {"rummikub": (6, 20), "carrossel": (5, 15)}
+
+
+def bench_positions(ruleset_id: str, size: str, n: int, seed: int) -> list[PositionSpec]:
+    """``n`` benchmark positions of one ruleset and table size, the same for the same seed.
+
+    Rummikub positions hold jokers only on the rack (0-2): a table joker keeps its value with
+    us (R5) but is free for rummikub-solver, so answers would legitimately differ. Carrossel
+    positions hold 0-2 jokers anywhere.
+    """
+    rng = random.Random(f"{seed}/{ruleset_id}/{size}")
+    out: list[PositionSpec] = []
+    for i in range(n):
+        jokers = rng.choices((0, 1, 2), weights=(5, 3, 2))[0]
+        on_table = 0 if ruleset_id == "rummikub" else rng.randint(0, jokers)
+        out.append(
+            random_position(
+                rng,
+                ruleset_id,
+                table_size=SIZES[size],
+                hand_size=HAND_SIZES[ruleset_id],
+                table_jokers=on_table,
+                hand_jokers=jokers - on_table,
+                name=f"{ruleset_id}-{size}-{seed}-{i}",
+            )
+        )
+    return out

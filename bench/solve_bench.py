@@ -1,0 +1,220 @@
+"""Time ``solve_move`` on seeded positions, and Rummikub against ``rummikub-solver``.
+
+Run from the repository root::
+
+    python -m bench.solve_bench [--n 20] [--seed 1]
+
+For each ruleset (carrossel, rummikub) and table size (small ≤ 20, mid 30-60, large 70-100
+cards) it solves ``--n`` seeded positions and prints p50/p90/p99 wall times. The same
+Rummikub positions are then solved by rummikub-solver in the same run (interleaved, one of
+ours then one of theirs), and it prints both medians, the ratio theirs / ours, and whether the
+answers (tiles placed) agree. See bench/README.md for how to read the output.
+
+Exit status: 0, or 1 when an answer differs from rummikub-solver's in a way its joker
+restriction does not explain, or when a time limit cut a solve short (``--strict``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+if __package__ in (None, ""):  # ``python bench/solve_bench.py``
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.positions import SIZES, PositionSpec, bench_positions
+from solver.position import Position
+from solver.search import Objective, default_objective, solve_move
+
+RULESETS = ("carrossel", "rummikub")
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """Nearest-rank percentile: the smallest value with at least p % of values ≤ it."""
+    ordered = sorted(values)
+    if not ordered:
+        return math.nan
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
+@dataclass
+class Row:
+    """Timings (ms) of one ruleset and size."""
+
+    ruleset: str
+    size: str
+    ours_ms: list[float] = field(default_factory=list)
+    theirs_ms: list[float] = field(default_factory=list)
+    tables: list[int] = field(default_factory=list)
+    not_optimal: int = 0
+    same: int = 0
+    explained: int = 0  # differences its joker restriction explains
+    unexplained: list[str] = field(default_factory=list)
+
+
+def _ms(seconds: float) -> float:
+    return seconds * 1000.0
+
+
+def _time_ours(position: Position, objective: Objective, limit_ms: int) -> tuple[int, float, bool]:
+    start = time.perf_counter()
+    result = solve_move(position, objective, 1, limit_ms)
+    elapsed = time.perf_counter() - start
+    played = result.moves[0].cards_played if result.moves else 0
+    return played, _ms(elapsed), result.optimal
+
+
+def run(
+    n: int,
+    seed: int,
+    limit_ms: int,
+    rulesets: Sequence[str],
+    sizes: Sequence[str],
+    reference: bool,
+    out: TextIO,
+) -> list[Row]:
+    """Solve every position, print progress lines, return the rows."""
+    say: Callable[[str], None] = lambda line: print(line, file=out, flush=True)  # noqa: E731
+    compare = reference and "rummikub" in rulesets
+    if compare:
+        from tests.reference.rummikub_adapter import JokerModel, rule_set, their_answer
+
+        start = time.perf_counter()
+        rules = rule_set(JokerModel.PUBLISHED)
+        rule_set(JokerModel.ANYWHERE)
+        built = time.perf_counter() - start
+        warm = bench_positions("rummikub", "mid", 1, seed + 1_000_000)[0].position()
+        first = their_answer(warm, JokerModel.PUBLISHED).seconds
+        their_answer(warm, JokerModel.ANYWHERE)
+        say(
+            f"warm-up: rummikub-solver RuleSet built in {built:.2f} s (cvxpy import and "
+            f"problem set-up), first solve {_ms(first):.0f} ms (cvxpy compiles the "
+            f"parametrised problem); backend {rules.backend}; both excluded from timings"
+        )
+    for rid in rulesets:  # our own first call (imports, CP-SAT start-up) is not timed either
+        warm = bench_positions(rid, "small", 1, seed + 1_000_000)[0].position()
+        _time_ours(warm, default_objective(warm.ruleset), limit_ms)
+    rows: list[Row] = []
+    for rid in rulesets:
+        for size in sizes:
+            row = Row(rid, size)
+            rows.append(row)
+            for spec in bench_positions(rid, size, n, seed):
+                position = spec.position()
+                row.tables.append(spec.table_size)
+                objective = (
+                    Objective.MOST_CARDS
+                    if rid == "rummikub"
+                    else default_objective(position.ruleset)
+                )
+                played, ms, optimal = _time_ours(position, objective, limit_ms)
+                row.ours_ms.append(ms)
+                row.not_optimal += not optimal
+                if not (compare and rid == "rummikub"):
+                    continue
+                theirs = their_answer(position, JokerModel.PUBLISHED)
+                row.theirs_ms.append(_ms(theirs.seconds))
+                if played == theirs.count:
+                    row.same += 1
+                    continue
+                widened = their_answer(position, JokerModel.ANYWHERE)  # not timed
+                if played == widened.count > theirs.count:
+                    row.explained += 1
+                else:
+                    row.unexplained.append(_mismatch(spec, played, theirs.describe()))
+    return rows
+
+
+def _mismatch(spec: PositionSpec, ours: int, theirs: str) -> str:
+    return f"{spec.describe()}\n    ours places {ours}; {theirs}"
+
+
+def report(rows: Sequence[Row], n: int, out: TextIO) -> None:
+    """The two tables: our percentiles, then the comparison with rummikub-solver."""
+    say: Callable[[str], None] = lambda line: print(line, file=out)  # noqa: E731
+    say("")
+    say("solve_move wall time per position (ms); CP-SAT 1 worker")
+    say(
+        f"{'ruleset':<10} {'size':<6} {'tables':>7} {'n':>4} {'p50':>8} {'p90':>8} {'p99':>8} "
+        f"{'max':>8} {'not optimal':>12}"
+    )
+    for row in rows:
+        tables = f"{min(row.tables)}-{max(row.tables)}"
+        say(
+            f"{row.ruleset:<10} {row.size:<6} {tables:>7} {len(row.ours_ms):>4} "
+            f"{percentile(row.ours_ms, 50):>8.1f} {percentile(row.ours_ms, 90):>8.1f} "
+            f"{percentile(row.ours_ms, 99):>8.1f} {max(row.ours_ms):>8.1f} {row.not_optimal:>12}"
+        )
+    compared = [row for row in rows if row.theirs_ms]
+    if not compared:
+        return
+    say("")
+    say("rummikub: the same positions with rummikub-solver (TILE_COUNT), wall ms per position")
+    say(
+        f"{'size':<6} {'ours p50':>9} {'theirs p50':>11} {'theirs p90':>11} {'theirs p99':>11} "
+        f"{'ratio':>7} {'same':>6} {'restr.':>7} {'mismatch':>9}"
+    )
+    for row in compared:
+        ratio = percentile(row.theirs_ms, 50) / percentile(row.ours_ms, 50)
+        say(
+            f"{row.size:<6} {percentile(row.ours_ms, 50):>9.1f} "
+            f"{percentile(row.theirs_ms, 50):>11.1f} {percentile(row.theirs_ms, 90):>11.1f} "
+            f"{percentile(row.theirs_ms, 99):>11.1f} {ratio:>6.1f}x "
+            f"{row.same:>6} {row.explained:>7} {len(row.unexplained):>9}"
+        )
+    say(
+        "ratio = theirs p50 / ours p50 (> 1: we are faster); same = equal tiles placed; "
+        "restr. = we place more only because of its joker restriction; mismatch = unexplained"
+    )
+    for row in compared:
+        for line in row.unexplained:
+            say(f"MISMATCH {line}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.solve_bench",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--n", type=int, default=20, help="positions per ruleset and size")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the positions")
+    parser.add_argument("--time-limit-ms", type=int, default=10_000, help="per solve_move call")
+    parser.add_argument("--rulesets", default=",".join(RULESETS), help="comma-separated")
+    parser.add_argument("--sizes", default=",".join(SIZES), help="comma-separated")
+    parser.add_argument("--no-reference", action="store_true", help="skip rummikub-solver")
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 also when a solve was not proved optimal in time",
+    )
+    args = parser.parse_args(argv)
+    rulesets = [r for r in args.rulesets.split(",") if r]
+    sizes = [s for s in args.sizes.split(",") if s]
+    if bad := [r for r in rulesets if r not in RULESETS] + [s for s in sizes if s not in SIZES]:
+        parser.error(f"unknown ruleset or size: {', '.join(bad)}")
+    out = sys.stdout
+    print(
+        f"bench: seed {args.seed}, n {args.n} per size, time limit {args.time_limit_ms} ms, "
+        f"python {platform.python_version()}, {os.cpu_count()} cpus, {platform.machine()}",
+        file=out,
+    )
+    rows = run(args.n, args.seed, args.time_limit_ms, rulesets, sizes, not args.no_reference, out)
+    report(rows, args.n, out)
+    failed = any(row.unexplained for row in rows)
+    if args.strict:
+        failed = failed or any(row.not_optimal for row in rows)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

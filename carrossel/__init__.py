@@ -1,0 +1,1 @@
+"""Generated gRPC code for the carrossel API (see proto/)."""

@@ -1,0 +1,41 @@
+"""The ``carrossel`` command: one subcommand per module in ``service/cli_commands/``.
+
+A module there defines ``register(subparsers)``, which adds its subparser and sets
+``func`` (``argparse.Namespace -> int``, the exit code). Adding a command means adding a module.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from service import cli_commands
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser with every subcommand module registered, in name order."""
+    parser = argparse.ArgumentParser(
+        prog="carrossel",
+        description="Referee and solver for rummy-family card games (gRPC service and tools).",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for info in sorted(pkgutil.iter_modules(cli_commands.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{cli_commands.__name__}.{info.name}")
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one subcommand and return its exit code."""
+    args = build_parser().parse_args(argv)
+    code: int = args.func(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

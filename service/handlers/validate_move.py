@@ -1,0 +1,45 @@
+"""RummyService.ValidateMove: legal or not, every violation, and the play's effects.
+
+The servicer has already rejected malformed requests (``convert.validate_move_call``); an
+illegal move is a normal answer with ``legal = false`` (SPEC §5). The rules themselves live
+in ``solver.validate``.
+"""
+
+from __future__ import annotations
+
+import grpc
+
+from carrossel.v1 import rummy_pb2
+from service import convert
+from solver.rulesets import Family
+from solver.validate import Verdict, validate_move
+
+
+def verdict_to_proto(verdict: Verdict) -> rummy_pb2.ValidateMoveResponse:
+    """The response message of a verdict."""
+    return rummy_pb2.ValidateMoveResponse(
+        legal=verdict.legal,
+        violations=[convert.violation_to_proto(v) for v in verdict.violations],
+        played=convert.codes(verdict.played),
+        hand_after=convert.codes(verdict.hand_after),
+        hand_points_after=verdict.hand_points_after,
+        went_out=verdict.went_out,
+        knock_eligible=verdict.knock_eligible,
+        table=convert.table_to_proto(verdict.table),
+    )
+
+
+def handle(
+    request: rummy_pb2.ValidateMoveRequest, context: grpc.ServicerContext
+) -> rummy_pb2.ValidateMoveResponse:
+    """Judge the move of the request in its position."""
+    call = convert.validate_move_call(request)
+    assert call.move is not None  # validate_move_call always parses the move
+    if call.position.ruleset.family is not Family.REARRANGEMENT:
+        # Carioca (C1-C8) has rules of its own, not written yet; never judge it by R1-R10.
+        context.abort(
+            grpc.StatusCode.UNIMPLEMENTED,
+            f"ValidateMove for {call.position.ruleset.id} (contract rummy) is not implemented "
+            "yet; the rearrangement rulesets are.",
+        )
+    return verdict_to_proto(validate_move(call.position, call.move))

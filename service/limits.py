@@ -1,0 +1,93 @@
+"""Bounds every request lives within (SPEC §5): message size, card counts, solves, solve time.
+
+Exceeding a bound is a clear status (``RESOURCE_EXHAUSTED`` or ``INVALID_ARGUMENT``), never a
+hang or a crash.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+
+import grpc
+
+from service.errors import abort_resource_exhausted
+
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+"""The largest request or response message, in bytes (both directions)."""
+
+MAX_CODES_PER_REQUEST = 1000
+"""The most card codes one request may carry in all (the biggest deck has 108 cards)."""
+
+MAX_CODE_LENGTH = 16
+"""The longest card code accepted (``JK=10H`` has 6 characters)."""
+
+DEFAULT_SOLVE_MS = 2000
+"""Solver time when a request gives no ``time_limit_ms``."""
+
+MAX_SOLVE_MS = 30_000
+"""The most solver time one request may ask for."""
+
+DEADLINE_MARGIN_MS = 100
+"""Solver time kept back from the call's deadline to build and send the answer."""
+
+DEFAULT_CONCURRENT_SOLVES = 4
+"""Solves that may run at once in one server process (the machine has few cores)."""
+
+
+class SolveSlots:
+    """A bounded number of concurrent solves; a call that finds none free is refused at once."""
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError("at least one concurrent solve is needed")
+        self.limit = limit
+        self._semaphore = threading.BoundedSemaphore(limit)
+
+    @contextmanager
+    def slot(self, context: grpc.ServicerContext, wait_s: float = 2.0) -> Iterator[None]:
+        """Hold one solve slot for the ``with`` block, or abort with RESOURCE_EXHAUSTED.
+
+        A call waits for a free slot up to ``wait_s`` (less when its deadline is closer).
+        """
+        remaining = context.time_remaining()
+        if remaining is not None:
+            wait_s = max(0.0, min(wait_s, remaining - DEADLINE_MARGIN_MS / 1000.0))
+        if not self._semaphore.acquire(timeout=wait_s):
+            abort_resource_exhausted(
+                context,
+                f"The server is already running {self.limit} solves; retry in a moment.",
+            )
+        try:
+            yield
+        finally:
+            self._semaphore.release()
+
+
+_slots = SolveSlots(DEFAULT_CONCURRENT_SOLVES)
+
+
+def configure_solve_slots(limit: int) -> None:
+    """Set the process-wide number of concurrent solves (create_server calls this)."""
+    global _slots
+    _slots = SolveSlots(limit)
+
+
+def solve_slot(context: grpc.ServicerContext) -> AbstractContextManager[None]:
+    """Hold a process-wide solve slot: ``with solve_slot(context): ...run CP-SAT...``."""
+    return _slots.slot(context)
+
+
+def solve_time_limit_s(time_limit_ms: int, context: grpc.ServicerContext) -> float:
+    """Seconds of solver time: the smaller of the request's limit and the call's deadline.
+
+    ``time_limit_ms`` of 0 (unset) means DEFAULT_SOLVE_MS; it is capped at MAX_SOLVE_MS.
+    A deadline closer than the margin still leaves the solver a few milliseconds, so the
+    answer is "best found, not optimal" rather than an error.
+    """
+    requested = DEFAULT_SOLVE_MS if time_limit_ms <= 0 else min(time_limit_ms, MAX_SOLVE_MS)
+    remaining = context.time_remaining()
+    if remaining is not None:
+        requested = min(requested, max(int(remaining * 1000) - DEADLINE_MARGIN_MS, 10))
+    return requested / 1000.0

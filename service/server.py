@@ -1,0 +1,170 @@
+"""The gRPC server: the three carrossel services, health, reflection, bounds and shutdown.
+
+``create_server(address) -> (server, port)`` builds and starts a server (port 0 binds a free
+port, returned), so tests run a real server in-process. ``serve(port)`` is ``carrossel serve``:
+on SIGTERM or SIGINT it marks health NOT_SERVING, then stops gracefully.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+from concurrent import futures
+from types import FrameType
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
+
+from carrossel.v1 import (
+    fishing_pb2,
+    fishing_pb2_grpc,
+    rulesets_pb2,
+    rulesets_pb2_grpc,
+    rummy_pb2,
+    rummy_pb2_grpc,
+)
+from service import limits
+from service.fishing import FishingServicer
+from service.interceptors import CallInterceptor
+from service.rulesets import RulesetServicer
+from service.rummy import RummyServicer
+
+log = logging.getLogger("carrossel.server")
+
+DEFAULT_WORKERS = 16
+"""Worker threads: every open reflection or health-watch stream holds one, solves hold others."""
+
+GRACE_SECONDS = 5.0
+"""How long in-flight calls may finish after a stop is requested."""
+
+SERVICE_NAMES = (
+    rulesets_pb2.DESCRIPTOR.services_by_name["RulesetService"].full_name,
+    rummy_pb2.DESCRIPTOR.services_by_name["RummyService"].full_name,
+    fishing_pb2.DESCRIPTOR.services_by_name["FishingService"].full_name,
+)
+
+
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
+def _reflection_v1_alias(servicer: reflection.ReflectionServicer) -> grpc.GenericRpcHandler:
+    """Serve reflection under ``grpc.reflection.v1`` too (newer clients ask for it first).
+
+    grpcio-reflection only ships v1alpha; the v1 messages are wire-identical, so the same
+    servicer answers both.
+    """
+    handler = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    return grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": handler})
+
+
+class CarrosselServer:
+    """A started server with its health servicer, so shutdown can flip health first."""
+
+    def __init__(self, server: grpc.Server, port: int, health_servicer: health.HealthServicer):
+        self.server = server
+        self.port = port
+        self.health = health_servicer
+
+    def stop(self, grace: float | None = GRACE_SECONDS) -> threading.Event:
+        """Mark every service NOT_SERVING, then stop accepting calls and finish in-flight ones."""
+        self.health.enter_graceful_shutdown()
+        event: threading.Event = self.server.stop(grace)
+        return event
+
+
+def build_server(
+    address: str,
+    *,
+    max_workers: int = DEFAULT_WORKERS,
+    max_message_bytes: int = limits.MAX_MESSAGE_BYTES,
+    max_concurrent_solves: int = limits.DEFAULT_CONCURRENT_SOLVES,
+) -> CarrosselServer:
+    """Build and start the server on ``address`` (``host:port``; port 0 picks a free one)."""
+    limits.configure_solve_slots(max_concurrent_solves)
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="carrossel"),
+        interceptors=[CallInterceptor()],
+        options=[
+            ("grpc.max_receive_message_length", max_message_bytes),
+            ("grpc.max_send_message_length", max_message_bytes),
+            ("grpc.so_reuseport", 0),
+        ],
+        maximum_concurrent_rpcs=max_workers * 4,
+    )
+    rulesets_pb2_grpc.add_RulesetServiceServicer_to_server(RulesetServicer(), server)
+    rummy_pb2_grpc.add_RummyServiceServicer_to_server(RummyServicer(), server)
+    fishing_pb2_grpc.add_FishingServiceServicer_to_server(FishingServicer(), server)
+
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    for name in ("", *SERVICE_NAMES):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    reflection_servicer = reflection.ReflectionServicer(
+        (*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME)
+    )
+    reflection_pb2_grpc.add_ServerReflectionServicer_to_server(reflection_servicer, server)
+    server.add_generic_rpc_handlers((_reflection_v1_alias(reflection_servicer),))
+    port = server.add_insecure_port(address)
+    if port == 0:
+        raise OSError(f"could not bind {address}")
+    server.start()
+    return CarrosselServer(server, port, health_servicer)
+
+
+def create_server(
+    address: str,
+    *,
+    max_workers: int = DEFAULT_WORKERS,
+    max_message_bytes: int = limits.MAX_MESSAGE_BYTES,
+    max_concurrent_solves: int = limits.DEFAULT_CONCURRENT_SOLVES,
+) -> tuple[grpc.Server, int]:
+    """Start a server on ``address`` and return it with the port it really bound."""
+    built = build_server(
+        address,
+        max_workers=max_workers,
+        max_message_bytes=max_message_bytes,
+        max_concurrent_solves=max_concurrent_solves,
+    )
+    return built.server, built.port
+
+
+def configure_logging() -> None:
+    """One line per record on stderr; the per-call lines are JSON objects."""
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+    )
+
+
+def serve(port: int, host: str = "127.0.0.1", *, grace: float = GRACE_SECONDS) -> int:
+    """Serve until SIGTERM or SIGINT, then stop gracefully; returns the process exit code."""
+    configure_logging()
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    built = build_server(address)
+    stop_requested = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        del frame
+        log.info("received %s: marking NOT_SERVING and stopping", signal.Signals(signum).name)
+        stop_requested.set()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    log.info("carrossel serving on %s:%d", host, built.port)
+    try:
+        while not stop_requested.wait(0.5):
+            pass
+        built.stop(grace).wait(grace + 1.0)
+        log.info("carrossel stopped")
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 0

@@ -1,0 +1,590 @@
+"""The CP-SAT model of one rearrangement turn: which table can the player leave?
+
+The table after a play is split in three parts, so that the model stays small on big
+tables yet exact under every ruling:
+
+* **kept melds** — a boolean per meld before: left exactly as it was (this also measures
+  how much a hint disturbs the table);
+* **the pool** — melds made only of natural cards that need no identity: integer counts
+  of run templates (start, end[, suit]) and of groups per rank and size. Natural groups
+  with per-suit counts ≤ the number of groups always split into groups of distinct suits
+  (Gale–Ryser), so counts suffice;
+* **explicit slots** — a few fully modelled melds (positions, suits, cards) for every meld
+  that holds a wild, or that must *continue* a meld before (R5 releases, R7 lineage).
+  A meld with a wild or a release needs its identity; the others do not.
+
+Card conservation is counted per card code, so duplicate cards of two decks are
+interchangeable, exactly as the physical cards are. A wild on the table has one fate:
+kept in its unchanged meld, placed in a slot with its old value, or released (R5) by a
+natural card of its value played from the hand into a slot that continues its meld.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ortools.sat.python import cp_model
+
+from solver.cards import SUITS, Card, WildValue
+from solver.melds import MeldKind, Reading
+from solver.position import Position
+from solver.rulesets import Ruleset, SuitRule, rank_of_position
+
+Code = tuple[int, str]  # a natural card: (rank, suit)
+
+
+@dataclass(frozen=True)
+class TableWild:
+    """A card acting as a wild on the table before the play."""
+
+    card: Card
+    value: WildValue
+    meld: int
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """What the turn allows; the search layer fills these from the ruleset and turn."""
+
+    max_new_melds: int | None
+    keep_all: bool = False  # rummikub before opening: the table stays as it was
+    opening_points: int = 0  # rummikub: the new melds' value from the rack
+    groups_may_grow: bool = True  # vatikan before a sequence: no more groups than before
+    add_size: int | None = None  # shangai: an add must place exactly this many cards
+
+
+@dataclass
+class Slot:
+    """Variables of one explicitly modelled meld."""
+
+    act: cp_model.IntVar
+    isrun: cp_model.IntVar
+    isgrp: cp_model.IntVar
+    occ: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    rsuit: dict[str, cp_model.IntVar] = field(default_factory=dict)
+    nr: dict[tuple[int, str], cp_model.IntVar] = field(default_factory=dict)
+    wr: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    freep: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    grank: dict[int, cp_model.IntVar] = field(default_factory=dict)
+    ng: dict[Code, cp_model.IntVar] = field(default_factory=dict)
+    freeg: dict[int, cp_model.IntVar] = field(default_factory=dict)  # free wilds by group rank
+    nat: dict[Code, cp_model.LinearExprT] = field(default_factory=dict)
+    wild_count: cp_model.LinearExprT = 0
+
+
+def _nat_code(card: Card) -> Code:
+    return (card.rank, card.suit)
+
+
+class TurnModel:
+    """Builds the CP-SAT model of the legal tables after one play from ``position``."""
+
+    def __init__(self, position: Position, options: ModelOptions) -> None:
+        self.position = position
+        self.rs: Ruleset = position.ruleset
+        self.options = options
+        self.model = cp_model.CpModel()
+        self._collect_data()
+        self._build()
+
+    # --- data ------------------------------------------------------------------------
+
+    def _collect_data(self) -> None:
+        rs = self.rs
+        self.same_suit = rs.sequence_suits is SuitRule.SAME_SUIT
+        self.positions = list(rs.sequence_positions)
+        self.before: list[Reading] = [c.reading for c in self.position.readings]
+        self.table_count: Counter[Card] = Counter()
+        self.meld_count: list[Counter[Card]] = []
+        self.meld_naturals: list[Counter[Code]] = []
+        self.wilds: list[TableWild] = []
+        for m, meld in enumerate(self.position.table):
+            reading = self.before[m]
+            counts: Counter[Card] = Counter(tc.card for tc in meld)
+            naturals: Counter[Code] = Counter()
+            for tc, value, is_wild in zip(meld, reading.values, reading.wild, strict=True):
+                if is_wild:
+                    if reading.kind is MeldKind.SEQUENCE and not self.same_suit:
+                        value = WildValue(value.rank, None)  # suits do not matter here
+                    self.wilds.append(TableWild(tc.card, value, m))
+                else:
+                    naturals[_nat_code(tc.card)] += 1
+            self.table_count += counts
+            self.meld_count.append(counts)
+            self.meld_naturals.append(naturals)
+        self.hand_count: Counter[Card] = Counter(self.position.hand)
+        all_cards = set(self.table_count) | set(self.hand_count)
+        self.wild_capable = sorted(c for c in all_cards if rs.is_wild_card(c))
+        # Natural supply per code: every ordinary card may stand as a natural.
+        supply: Counter[Code] = Counter()
+        for card in all_cards:
+            if card.is_ordinary:
+                supply[_nat_code(card)] += self.table_count[card] + self.hand_count[card]
+        self.nat_supply = supply
+        self.codes = sorted(supply)
+        # A wild can only be released by a natural of its value held in the hand (R5).
+        keep_all = self.options.keep_all
+        self.releasable = [
+            i for i, w in enumerate(self.wilds) if self._release_codes(w) and not keep_all
+        ]
+        # Explicit melds only where identity matters: one per possible release (R5), and
+        # in vatikan one per table wild, which must stay in its meld's line (R7).
+        lineage = len(self.wilds) if self.rs.wild_lineage and not keep_all else 0
+        self.n_slots = len(self.releasable) + lineage
+
+    def _release_codes(self, wild: TableWild) -> list[Code]:
+        return [
+            _nat_code(c)
+            for c in self.hand_count
+            if c.is_ordinary
+            and c.rank == wild.value.rank
+            and (wild.value.suit is None or c.suit == wild.value.suit)
+        ]
+
+    # --- variables and constraints ---------------------------------------------------
+
+    def _build(self) -> None:
+        m = self.model
+        rs = self.rs
+        # Hand cards used.
+        self.hu: dict[Card, cp_model.IntVar] = {
+            c: m.new_int_var(0, k, f"hand_{c.code}") for c, k in sorted(self.hand_count.items())
+        }
+        self.keep = [m.new_bool_var(f"keep_{i}") for i in range(len(self.position.table))]
+        if self.options.keep_all:
+            for k in self.keep:
+                m.add(k == 1)
+        self.rel = {i: m.new_bool_var(f"rel_{i}") for i in self.releasable}
+        self.th: dict[int, cp_model.IntVar] = {}
+        if rs.released_wild_to_hand:
+            for i in self.releasable:
+                self.th[i] = m.new_bool_var(f"to_hand_{i}")
+                m.add(self.th[i] <= self.rel[i])
+        self._build_pool()
+        self.slots = [self._build_slot(k) for k in range(self.n_slots)]
+        for a, b in zip(self.slots, self.slots[1:], strict=False):
+            m.add(a.act >= b.act)  # symmetry: active slots first
+        self._build_wild_fates()
+        self._build_release()
+        self._build_conservation()
+        self._build_turn_rules()
+
+    def _build_pool(self) -> None:
+        """Melds that need no identity: run and group counts, filled per position.
+
+        Wilds may sit here too: a table wild that keeps its value fills a place of that
+        value like a natural would (R5), and a free wild fills any place. With at most
+        two wild cards in play no meld can lack a natural; ``rebuild`` spreads the
+        naturals so that each meld holds one, and ``validate_move`` re-checks it.
+        """
+        m = self.model
+        rs = self.rs
+        pos = self.positions
+        n_free = sum(self.table_count[c] + self.hand_count[c] for c in self.wild_capable)
+        pool_fixed = [] if (rs.wild_lineage or self.options.keep_all) else list(
+            range(len(self.wilds))
+        )
+        self.runs: dict[tuple[int, int, str | None], cp_model.IntVar] = {}
+        suits: tuple[str | None, ...] = SUITS if self.same_suit else (None,)
+
+        def fixed_fits(i: int, p: int, suit: str | None) -> bool:
+            v = self.wilds[i].value
+            return v.rank == rank_of_position(p) and (
+                suit is None or v.suit is None or v.suit == suit
+            )
+
+        for suit in suits:
+            for a_i, a in enumerate(pos):
+                for b in pos[a_i + rs.min_sequence - 1 : a_i + rs.max_sequence]:
+                    caps = [
+                        self._position_supply(p, suit)
+                        + n_free
+                        + sum(1 for i in pool_fixed if fixed_fits(i, p, suit))
+                        for p in range(a, b + 1)
+                    ]
+                    naturals = sum(self._position_supply(p, suit) for p in range(a, b + 1))
+                    if min(caps) <= 0 or naturals == 0:
+                        continue
+                    name = f"run_{a}_{b}_{suit or 'x'}"
+                    self.runs[(a, b, suit)] = m.new_int_var(0, min(caps), name)
+        # Fill of every run place: naturals, table wilds keeping their value, free wilds.
+        self.run_fill: dict[tuple[int, str], cp_model.IntVar] = {}
+        self.run_free: dict[tuple[int, str | None], cp_model.IntVar] = {}
+        self.run_fixed: dict[tuple[int, int, str | None], cp_model.IntVar] = {}
+        for p in pos:
+            r = rank_of_position(p)
+            for suit in suits:
+                covering = [
+                    v for (a, b, s), v in self.runs.items() if a <= p <= b and s == suit
+                ]
+                if not covering:
+                    continue
+                parts: list[cp_model.IntVar] = []
+                for s in SUITS if suit is None else (suit,):
+                    cap = self.nat_supply[(r, s)]
+                    if cap:
+                        x = m.new_int_var(0, cap, f"fill_{p}_{s}")
+                        self.run_fill[(p, s)] = x
+                        parts.append(x)
+                if n_free:
+                    f = m.new_int_var(0, n_free, f"free_{p}_{suit or 'x'}")
+                    self.run_free[(p, suit)] = f
+                    parts.append(f)
+                for i in pool_fixed:
+                    if fixed_fits(i, p, suit):
+                        v = m.new_bool_var(f"fixrun_{i}_{p}_{suit or 'x'}")
+                        self.run_fixed[(i, p, suit)] = v
+                        parts.append(v)
+                m.add(sum(parts) == sum(covering))
+        # Groups per rank: sizes group_min..group_max; a natural suit at most once per
+        # group, so per-suit counts ≤ number of groups (Gale–Ryser makes this exact).
+        self.groups: dict[tuple[int, int], cp_model.IntVar] = {}
+        self.group_suits: dict[Code, cp_model.IntVar] = {}
+        self.group_free: dict[int, cp_model.IntVar] = {}
+        self.group_fixed: dict[int, cp_model.IntVar] = {}
+        for r in range(1, 14):
+            avail = [s for s in SUITS if self.nat_supply[(r, s)]]
+            fixed_here = [i for i in pool_fixed if self.wilds[i].value.rank == r]
+            wild_room = n_free + len(fixed_here)
+            if not avail or len(avail) + wild_room < rs.group_min:
+                continue
+            sizes = range(rs.group_min, rs.group_max + 1)
+            cap = sum(self.nat_supply[(r, s)] for s in avail)
+            gvars = {k: m.new_int_var(0, cap, f"group_{r}_{k}") for k in sizes}
+            self.groups.update({(r, k): v for k, v in gvars.items()})
+            total = sum(gvars.values())
+            size_sum = sum(k * v for k, v in gvars.items())
+            ys = []
+            for s in avail:
+                y = m.new_int_var(0, self.nat_supply[(r, s)], f"gsuit_{r}_{s}")
+                self.group_suits[(r, s)] = y
+                ys.append(y)
+            m.add(sum(ys) >= total)  # R4: every group holds a natural card
+            fills: list[cp_model.IntVar] = list(ys)
+            for i in fixed_here:
+                g = m.new_bool_var(f"fixgrp_{i}")
+                self.group_fixed[i] = g
+                fills.append(g)
+            for s in SUITS:
+                # A suited wild stands for that very card: its suit is taken (R3, R4).
+                suited = [self.group_fixed[i] for i in fixed_here if self.wilds[i].value.suit == s]
+                nat = [self.group_suits[(r, s)]] if (r, s) in self.group_suits else []
+                if rs.group_suits_distinct and (suited or nat):
+                    m.add(sum(nat) + sum(suited) <= total)
+            if n_free:
+                f = m.new_int_var(0, n_free, f"gfree_{r}")
+                self.group_free[r] = f
+                fills.append(f)
+            m.add(sum(fills) == size_sum)
+
+    def _position_supply(self, p: int, suit: str | None) -> int:
+        r = rank_of_position(p)
+        if suit is not None:
+            return self.nat_supply[(r, suit)]
+        return sum(self.nat_supply[(r, s)] for s in SUITS)
+
+    def _build_slot(self, k: int) -> Slot:
+        m = self.model
+        rs = self.rs
+        act = m.new_bool_var(f"s{k}_act")
+        isrun = m.new_bool_var(f"s{k}_run")
+        isgrp = m.new_bool_var(f"s{k}_grp")
+        m.add(act == isrun + isgrp)
+        slot = Slot(act, isrun, isgrp)
+        has_wilds = bool(self.wild_capable)
+        # Sequence part.
+        starts = []
+        prev: cp_model.IntVar | None = None
+        for p in self.positions:
+            occ = m.new_bool_var(f"s{k}_occ{p}")
+            start = m.new_bool_var(f"s{k}_start{p}")
+            m.add(start <= occ)
+            if prev is None:
+                m.add(occ <= start)
+            else:
+                m.add(occ <= prev + start)
+                m.add(start + prev <= 1)
+            starts.append(start)
+            slot.occ[p] = occ
+            prev = occ
+        m.add(sum(starts) == isrun)
+        length = sum(slot.occ.values())
+        m.add(length >= rs.min_sequence * isrun)
+        m.add(length <= rs.max_sequence * isrun)
+        if self.same_suit:
+            for s in SUITS:
+                slot.rsuit[s] = m.new_bool_var(f"s{k}_suit{s}")
+            m.add(sum(slot.rsuit.values()) == isrun)
+        for p in self.positions:
+            r = rank_of_position(p)
+            parts: list[cp_model.IntVar] = []
+            for s in SUITS:
+                if self.nat_supply[(r, s)]:
+                    v = m.new_bool_var(f"s{k}_n{p}{s}")
+                    if self.same_suit:
+                        m.add(v <= slot.rsuit[s])
+                    slot.nr[(p, s)] = v
+                    parts.append(v)
+            if has_wilds:
+                w = m.new_bool_var(f"s{k}_w{p}")
+                slot.wr[p] = w
+                slot.freep[p] = m.new_bool_var(f"s{k}_f{p}")
+                parts.append(w)
+            m.add(sum(parts) == slot.occ[p])
+        # Group part.
+        for r in range(1, 14):
+            g = m.new_bool_var(f"s{k}_g{r}")
+            slot.grank[r] = g
+            for s in SUITS:
+                if self.nat_supply[(r, s)]:
+                    v = m.new_bool_var(f"s{k}_g{r}{s}")
+                    m.add(v <= g)
+                    slot.ng[(r, s)] = v
+            if has_wilds:
+                slot.freeg[r] = m.new_int_var(0, 4, f"s{k}_fg{r}")
+                m.add(slot.freeg[r] <= 4 * g)
+        m.add(sum(slot.grank.values()) == isgrp)
+        # Naturals per code.
+        for code in self.codes:
+            r, s = code
+            terms = [v for (p, s2), v in slot.nr.items() if s2 == s and rank_of_position(p) == r]
+            if code in slot.ng:
+                terms.append(slot.ng[code])
+            if terms:
+                slot.nat[code] = sum(terms)
+        naturals = sum(slot.nr.values()) + sum(slot.ng.values())
+        m.add(naturals >= act)  # R4: at least one natural card
+        return slot
+
+    def _build_wild_fates(self) -> None:
+        """Every table wild: kept, fixed in a slot with its value, or released (R5)."""
+        m = self.model
+        self.fxp: dict[tuple[int, int, int], cp_model.IntVar] = {}
+        self.fxg: dict[tuple[int, int], cp_model.IntVar] = {}
+        self.fx: dict[tuple[int, int], cp_model.LinearExprT] = {}
+        self.wild_placements: dict[int, list[cp_model.IntVar]] = {}
+        for i, w in enumerate(self.wilds):
+            placements = []
+            for k, slot in enumerate(self.slots):
+                here = []
+                for p in self.positions:
+                    if rank_of_position(p) != w.value.rank or p not in slot.wr:
+                        continue
+                    v = m.new_bool_var(f"fx{i}_{k}_{p}")
+                    if self.same_suit and w.value.suit is not None:
+                        m.add(v <= slot.rsuit[w.value.suit])
+                    self.fxp[(i, k, p)] = v
+                    here.append(v)
+                g = m.new_bool_var(f"fxg{i}_{k}")
+                m.add(g <= slot.grank[w.value.rank])
+                self.fxg[(i, k)] = g
+                here.append(g)
+                self.fx[(i, k)] = sum(here)
+                placements.extend(here)
+            placements += [v for (i2, _, _), v in self.run_fixed.items() if i2 == i]
+            if i in self.group_fixed:
+                placements.append(self.group_fixed[i])
+            self.wild_placements[i] = placements
+            fate = [self.keep[w.meld], *placements]
+            if i in self.rel:
+                fate.append(self.rel[i])
+            m.add(sum(fate) == 1)
+        for k, slot in enumerate(self.slots):
+            for p, wvar in slot.wr.items():
+                fixed = [v for (i, k2, p2), v in self.fxp.items() if k2 == k and p2 == p]
+                m.add(wvar == slot.freep[p] + sum(fixed))
+            for r in range(1, 14):
+                fixed_g = [self.fxg[(i, k)] for i, w in enumerate(self.wilds) if w.value.rank == r]
+                free_g = slot.freeg.get(r, 0)
+                n_nat = sum(v for (r2, _), v in slot.ng.items() if r2 == r)
+                size = n_nat + free_g + sum(fixed_g)
+                g = slot.grank[r]
+                m.add(size >= self.rs.group_min * g)
+                m.add(size <= self.rs.group_max * g)
+                if self.rs.group_suits_distinct:
+                    # A suited wild stands for that very card: its suit must be missing (R4).
+                    for s in SUITS:
+                        suited = [
+                            self.fxg[(i, k)]
+                            for i, w in enumerate(self.wilds)
+                            if w.value.rank == r and w.value.suit == s
+                        ]
+                        if suited:
+                            m.add(sum(suited) + slot.ng.get((r, s), 0) <= 1)
+            slot.wild_count = (
+                sum(slot.wr.values())
+                + sum(slot.freeg.values())
+                + sum(self.fxg[(i, k)] for i in range(len(self.wilds)))
+            )
+
+    def _build_release(self) -> None:
+        m = self.model
+        needs_origin = {self.wilds[i].meld for i in self.releasable}
+        if self.rs.wild_lineage:
+            needs_origin |= {w.meld for w in self.wilds}
+        # o[k, M, code]: naturals of meld M before that sit in slot k (continuation, R5).
+        self.origin: dict[tuple[int, int, Code], cp_model.IntVar] = {}
+        for M in sorted(needs_origin):
+            for code, n in self.meld_naturals[M].items():
+                total = []
+                for k in range(len(self.slots)):
+                    v = m.new_int_var(0, n, f"o{k}_{M}_{code[0]}{code[1]}")
+                    self.origin[(k, M, code)] = v
+                    total.append(v)
+                m.add(sum(total) + n * self.keep[M] <= n)
+        # h[k, code]: hand-origin naturals in slot k that release wilds.
+        rel_codes = sorted({c for i in self.releasable for c in self._release_codes(self.wilds[i])})
+        self.handin: dict[tuple[int, Code], cp_model.IntVar] = {}
+        for code in rel_codes:
+            hand_card = Card(code[0], code[1])
+            cap = self.hand_count[hand_card]
+            for k in range(len(self.slots)):
+                self.handin[(k, code)] = m.new_int_var(0, cap, f"h{k}_{code[0]}{code[1]}")
+            m.add(sum(self.handin[(k, code)] for k in range(len(self.slots))) <= self.hu[hand_card])
+        for k, slot in enumerate(self.slots):
+            for code in self.codes:
+                claims = [v for (k2, _, c2), v in self.origin.items() if k2 == k and c2 == code]
+                if (k, code) in self.handin:
+                    claims.append(self.handin[(k, code)])
+                if claims:
+                    m.add(sum(claims) <= slot.nat.get(code, 0))
+        self.relk: dict[tuple[int, int], cp_model.IntVar] = {}
+        for i in self.releasable:
+            w = self.wilds[i]
+            here = []
+            for k in range(len(self.slots)):
+                v = m.new_bool_var(f"relk{i}_{k}")
+                cont = [o for (k2, M, _), o in self.origin.items() if k2 == k and M == w.meld]
+                m.add(v <= sum(cont))
+                self.relk[(i, k)] = v
+                here.append(v)
+            m.add(sum(here) == self.rel[i])
+        for k, slot in enumerate(self.slots):
+            by_rank: dict[int, list[cp_model.IntVar]] = {}
+            by_code: dict[Code, list[cp_model.IntVar]] = {}
+            for i in self.releasable:
+                w = self.wilds[i]
+                by_rank.setdefault(w.value.rank, []).append(self.relk[(i, k)])
+                if w.value.suit is not None:
+                    by_code.setdefault((w.value.rank, w.value.suit), []).append(self.relk[(i, k)])
+            for r, reqs in by_rank.items():
+                cards = [v for (k2, c), v in self.handin.items() if k2 == k and c[0] == r]
+                m.add(sum(reqs) <= sum(cards))
+            for code, reqs in by_code.items():
+                m.add(sum(reqs) <= self.handin.get((k, code), 0))
+            # A slot holds a wild or releases one; pure natural melds live in the pool.
+            releases = [self.relk[(i, k)] for i in self.releasable]
+            m.add(slot.wild_count + sum(releases) >= slot.act)
+        if self.rs.wild_lineage:
+            # R7: an unreleased wild ends in a meld that continues its original meld.
+            for (i, k), fixed in self.fx.items():
+                w = self.wilds[i]
+                cont = [o for (k2, M, _), o in self.origin.items() if k2 == k and M == w.meld]
+                m.add(fixed <= sum(cont))
+
+    def _build_conservation(self) -> None:
+        """Per card code: everything on the table after = table before + hand cards played."""
+        m = self.model
+        self.free_wild: dict[Card, cp_model.IntVar] = {}
+        for card in self.wild_capable:
+            cap = self.table_count[card] + self.hand_count[card]
+            self.free_wild[card] = m.new_int_var(0, cap, f"free_{card.code}")
+        free_slots = [v for s in self.slots for v in s.freep.values()] + [
+            v for s in self.slots for v in s.freeg.values()
+        ]
+        free_slots += [*self.run_free.values(), *self.group_free.values()]
+        m.add(sum(self.free_wild.values()) == sum(free_slots))
+        cards = sorted(set(self.table_count) | set(self.hand_count))
+        for card in cards:
+            placed: list[cp_model.LinearExprT] = []
+            if card.is_ordinary:
+                code = _nat_code(card)
+                placed += [
+                    v
+                    for (p, s), v in self.run_fill.items()
+                    if s == card.suit and rank_of_position(p) == card.rank
+                ]
+                if code in self.group_suits:
+                    placed.append(self.group_suits[code])
+                placed += [s.nat[code] for s in self.slots if code in s.nat]
+            if card in self.free_wild:
+                placed.append(self.free_wild[card])
+            for i, w in enumerate(self.wilds):
+                if w.card == card:
+                    placed += self.wild_placements[i]
+                    if i in self.th:
+                        placed.append(self.th[i])
+            kept = sum(
+                self.meld_count[M][card] * self.keep[M]
+                for M in range(len(self.keep))
+                if self.meld_count[M][card]
+            )
+            hand = self.hu.get(card, 0)
+            m.add(sum(placed) + kept == self.table_count[card] + hand)
+
+    def _build_turn_rules(self) -> None:
+        m = self.model
+        rs = self.rs
+        opts = self.options
+        self.played = sum(self.hu.values())
+        m.add(self.played >= 1)
+        n_before = len(self.position.table)
+        self.n_after = (
+            sum(self.keep)
+            + sum(self.runs.values())
+            + sum(self.groups.values())
+            + sum(s.act for s in self.slots)
+        )
+        if opts.max_new_melds is not None:
+            m.add(self.n_after - n_before <= opts.max_new_melds)
+        if not opts.groups_may_grow:
+            groups_before = sum(1 for r in self.before if r.kind is MeldKind.GROUP)
+            kept_groups = sum(
+                k for k, r in zip(self.keep, self.before, strict=True) if r.kind is MeldKind.GROUP
+            )
+            m.add(
+                kept_groups + sum(self.groups.values()) + sum(s.isgrp for s in self.slots)
+                <= groups_before
+            )
+        if opts.add_size is not None:
+            # R8: a play that adds no meld must place as many cards as any add can.
+            is_add = m.new_bool_var("is_add")
+            m.add(self.n_after <= n_before).only_enforce_if(is_add)
+            m.add(self.n_after >= n_before + 1).only_enforce_if(~is_add)
+            m.add(self.played == opts.add_size).only_enforce_if(is_add)
+        if opts.opening_points:
+            m.add(self._laid_value() >= opts.opening_points)
+        self.hand_points_after = sum(
+            rs.points(c) * (k - self.hu[c]) for c, k in self.hand_count.items()
+        ) + sum(rs.points(self.wilds[i].card) * v for i, v in self.th.items())
+        self.went_out = m.new_bool_var("went_out")
+        m.add(self.played == sum(self.hand_count.values())).only_enforce_if(self.went_out)
+        for v in self.th.values():
+            m.add(v == 0).only_enforce_if(self.went_out)
+        self.changed = len(self.keep) - sum(self.keep)
+
+    def structural_vars(self) -> list[cp_model.IntVar]:
+        """The variables that determine the table after (for excluding a found solution)."""
+        out: list[cp_model.IntVar] = [*self.hu.values(), *self.keep, *self.rel.values()]
+        out += [*self.th.values(), *self.runs.values(), *self.groups.values()]
+        out += [*self.group_suits.values()]
+        out += [*self.run_fill.values()]
+        for slot in self.slots:
+            out += [slot.act, slot.isrun, *slot.occ.values(), *slot.rsuit.values()]
+            out += [*slot.nr.values(), *slot.wr.values(), *slot.grank.values()]
+            out += [*slot.ng.values(), *slot.freeg.values()]
+        out += [*self.fxp.values(), *self.fxg.values()]
+        out += [*self.run_free.values(), *self.run_fixed.values()]
+        out += [*self.group_free.values(), *self.group_fixed.values()]
+        return out
+
+    def _laid_value(self) -> cp_model.LinearExprT:
+        """The value of everything laid this turn (rummikub's opening; jokers at their value)."""
+        natural = sum(c.rank * v for c, v in self.hu.items() if c.is_ordinary)
+        wild_runs = sum(rank_of_position(p) * (v) for s in self.slots for p, v in s.freep.items())
+        wild_groups = sum(r * v for s in self.slots for r, v in s.freeg.items())
+        pool = sum(rank_of_position(p) * v for (p, _), v in self.run_free.items())
+        pool += sum(r * v for r, v in self.group_free.items())
+        return natural + wild_runs + wild_groups + pool

@@ -1,0 +1,211 @@
+"""Positions and moves of the rummy family, parsed from card codes and checked for sanity.
+
+A malformed position (bad code, unknown ruleset, more copies of a card than the deck has,
+an invalid or ambiguous meld on the table) raises ``InvalidRequest`` with a field path
+per problem, relative to the position (``table[2].cards[1]``, ``hand[0]``, ``players``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from solver.cards import Card, TableCard, parse_card, parse_table_card
+from solver.errors import InvalidRequest, NotationError, ProblemCollector
+from solver.melds import MeldClassification, classify
+from solver.rulesets import Family, Ruleset, get_ruleset
+
+Meld = tuple[TableCard, ...]
+
+# Bounds that keep every request small enough to answer fast (SPEC §5).
+MAX_MELDS = 60
+MAX_CARDS_PER_MELD = 14
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What has happened this turn so far (fields a ruleset does not use are ignored)."""
+
+    cards_drawn: int = 0
+    stock_empty: bool = False
+    has_melded_sequence: bool = False
+    has_opened: bool = False
+    deal_number: int = 0
+
+
+@dataclass(frozen=True)
+class Position:
+    """A table, the hand of the player to move, and the turn state."""
+
+    ruleset: Ruleset
+    players: int
+    table: tuple[Meld, ...]
+    hand: tuple[Card, ...]
+    turn: Turn = field(default_factory=Turn)
+    readings: tuple[MeldClassification, ...] = ()  # the table's melds, classified
+
+    def table_cards(self) -> Counter[Card]:
+        return Counter(tc.card for meld in self.table for tc in meld)
+
+
+@dataclass(frozen=True)
+class Move:
+    """A play: the whole table after it, cards a mexe-mexe player takes back, knock, discard."""
+
+    table: tuple[Meld, ...]
+    to_hand: tuple[Card, ...] = ()
+    knock: bool = False
+    discard: Card | None = None
+
+    def table_cards(self) -> Counter[Card]:
+        return Counter(tc.card for meld in self.table for tc in meld)
+
+
+def resolve_ruleset(ruleset_id: str, players: int, errors: ProblemCollector) -> Ruleset | None:
+    """Look up the ruleset and check the player count, recording problems."""
+    ruleset = get_ruleset(ruleset_id)
+    if ruleset is None:
+        errors.add("ruleset", f"unknown ruleset {ruleset_id!r}")
+        return None
+    if not ruleset.min_players <= players <= ruleset.max_players:
+        errors.add(
+            "players",
+            f"{ruleset.id} is for {ruleset.min_players}-{ruleset.max_players} players, "
+            f"not {players}",
+        )
+    return ruleset
+
+
+def parse_cards(texts: Sequence[str], path: str, errors: ProblemCollector) -> list[Card]:
+    cards: list[Card] = []
+    for i, text in enumerate(texts):
+        try:
+            cards.append(parse_card(text))
+        except NotationError as exc:
+            errors.add(f"{path}[{i}]", str(exc))
+    return cards
+
+
+def parse_melds(melds: Sequence[Sequence[str]], path: str, errors: ProblemCollector) -> list[Meld]:
+    if len(melds) > MAX_MELDS:
+        errors.add(path, f"at most {MAX_MELDS} melds, not {len(melds)}")
+        return []
+    out: list[Meld] = []
+    for m, meld in enumerate(melds):
+        if len(meld) > MAX_CARDS_PER_MELD:
+            errors.add(f"{path}[{m}].cards", f"at most {MAX_CARDS_PER_MELD} cards in a meld")
+            continue
+        parsed: list[TableCard] = []
+        for c, text in enumerate(meld):
+            try:
+                parsed.append(parse_table_card(text))
+            except NotationError as exc:
+                errors.add(f"{path}[{m}].cards[{c}]", str(exc))
+        out.append(tuple(parsed))
+    return out
+
+
+def check_playable(
+    ruleset: Ruleset, cards: Iterable[tuple[str, Card]], errors: ProblemCollector
+) -> None:
+    """Every card must belong to this ruleset's deck (no BROOM in rummy, no JK in shangai)."""
+    for path, card in cards:
+        if card.special and not ruleset.is_wild_card(card):
+            errors.add(path, f"{card.code} is not a card of {ruleset.id}")
+
+
+def check_counts(
+    ruleset: Ruleset, players: int, counts: Counter[Card], path: str, errors: ProblemCollector
+) -> None:
+    """No more copies of a card than the deck holds (R1)."""
+    deck = ruleset.deck(players)
+    if not deck:
+        return
+    for card, count in sorted(counts.items()):
+        if count > deck[card]:
+            errors.add(
+                path,
+                f"{count} copies of {card.code}, but the {ruleset.id} deck for {players} "
+                f"players has {deck[card]}",
+            )
+
+
+def parse_position(
+    ruleset_id: str,
+    players: int,
+    table: Sequence[Sequence[str]],
+    hand: Sequence[str],
+    turn: Turn | None = None,
+) -> Position:
+    """Build a Position from card codes, or raise InvalidRequest listing every problem."""
+    errors = ProblemCollector()
+    ruleset = resolve_ruleset(ruleset_id, players, errors)
+    melds = parse_melds(table, "table", errors)
+    hand_cards = parse_cards(hand, "hand", errors)
+    turn = turn or Turn()
+    if turn.cards_drawn < 0 or turn.cards_drawn > 100:
+        errors.add("turn.cards_drawn", f"cards_drawn must be 0-100, not {turn.cards_drawn}")
+    if ruleset is None or errors.problems:
+        errors.raise_if_any()
+        raise AssertionError("unreachable")
+    if ruleset.family is Family.FISHING:
+        errors.add("ruleset", f"{ruleset.id} is a fishing game: use FishingService")
+        errors.raise_if_any()
+    check_playable(ruleset, ((f"hand[{i}]", c) for i, c in enumerate(hand_cards)), errors)
+    readings: list[MeldClassification] = []
+    for m, meld in enumerate(melds):
+        check_playable(
+            ruleset, ((f"table[{m}].cards[{c}]", tc.card) for c, tc in enumerate(meld)), errors
+        )
+        verdict = classify(ruleset, meld)
+        if not verdict.ok:
+            errors.add(f"table[{m}]", f"invalid meld on the table: {verdict.reason}")
+        readings.append(verdict)
+    counts = Counter(hand_cards) + Counter(tc.card for meld in melds for tc in meld)
+    check_counts(ruleset, players, counts, "hand", errors)
+    errors.raise_if_any()
+    return Position(ruleset, players, tuple(melds), tuple(hand_cards), turn, tuple(readings))
+
+
+def parse_move(
+    position: Position,
+    table: Sequence[Sequence[str]],
+    to_hand: Sequence[str] = (),
+    knock: bool = False,
+    discard: str = "",
+) -> Move:
+    """Build a Move from card codes, or raise InvalidRequest (paths relative to the move).
+
+    An invalid meld in the move is *not* an error here: it is a violation the validator
+    reports. Only what cannot be a card, or cannot exist in the deck, is malformed.
+    """
+    errors = ProblemCollector()
+    ruleset = position.ruleset
+    melds = parse_melds(table, "table", errors)
+    back = parse_cards(to_hand, "to_hand", errors)
+    discard_card: Card | None = None
+    if discard:
+        try:
+            discard_card = parse_card(discard)
+        except NotationError as exc:
+            errors.add("discard", str(exc))
+    check_playable(
+        ruleset,
+        (
+            (f"table[{m}].cards[{c}]", tc.card)
+            for m, meld in enumerate(melds)
+            for c, tc in enumerate(meld)
+        ),
+        errors,
+    )
+    check_playable(ruleset, ((f"to_hand[{i}]", c) for i, c in enumerate(back)), errors)
+    counts = Counter(tc.card for meld in melds for tc in meld)
+    check_counts(ruleset, position.players, counts, "table", errors)
+    errors.raise_if_any()
+    return Move(tuple(melds), tuple(back), knock, discard_card)
+
+
+def raise_prefixed(error: InvalidRequest, prefix: str) -> None:
+    """Re-raise an InvalidRequest with its paths placed under ``prefix``."""
+    raise error.prefixed(prefix) from error

@@ -1,0 +1,154 @@
+"""Turn a solved ``TurnModel`` back into a table of melds, written in card notation."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ortools.sat.python import cp_model
+
+from solver.cards import SUITS, Card, TableCard, WildValue
+from solver.model import Slot, TurnModel
+from solver.position import Meld, Move
+from solver.rulesets import rank_of_position
+
+
+def _val(solver: cp_model.CpSolver, var: cp_model.LinearExprT) -> int:
+    return int(solver.value(var))
+
+
+def rebuild_move(tm: TurnModel, solver: cp_model.CpSolver) -> tuple[Move, tuple[bool, ...]]:
+    """The move a solution describes, and for each meld after whether it is a kept meld."""
+    melds: list[Meld] = []
+    kept_flags: list[bool] = []
+    for m, keep in enumerate(tm.keep):
+        if _val(solver, keep):
+            melds.append(tm.position.readings[m].normalized)
+            kept_flags.append(True)
+    free: list[Card] = []
+    for card, var in tm.free_wild.items():
+        free += [card] * _val(solver, var)
+    for k, slot in enumerate(tm.slots):
+        if _val(solver, slot.act):
+            melds.append(_slot_meld(tm, solver, k, slot, free))
+            kept_flags.append(False)
+    melds += _pool_runs(tm, solver, free)
+    melds += _pool_groups(tm, solver, free)
+    kept_flags += [False] * (len(melds) - len(kept_flags))
+    to_hand = tuple(tm.wilds[i].card for i, v in tm.th.items() if _val(solver, v))
+    if free:
+        raise AssertionError(f"free wilds left unplaced: {free}")
+    return Move(tuple(melds), to_hand), tuple(kept_flags)
+
+
+def _slot_meld(
+    tm: TurnModel, solver: cp_model.CpSolver, k: int, slot: Slot, free: list[Card]
+) -> Meld:
+    cards: list[TableCard] = []
+    if _val(solver, slot.isrun):
+        suit = next((s for s, v in slot.rsuit.items() if _val(solver, v)), None)
+        for p in tm.positions:
+            if not _val(solver, slot.occ[p]):
+                continue
+            rank = rank_of_position(p)
+            natural = next(
+                (s for s in SUITS if (p, s) in slot.nr and _val(solver, slot.nr[(p, s)])), None
+            )
+            if natural is not None:
+                cards.append(TableCard(Card(rank, natural)))
+                continue
+            value = WildValue(rank, suit)
+            fixed = [
+                i for (i, k2, p2), v in tm.fxp.items() if k2 == k and p2 == p and _val(solver, v)
+            ]
+            card = tm.wilds[fixed[0]].card if fixed else free.pop(0)
+            cards.append(TableCard(card, value))
+        return tuple(cards)
+    rank = next(r for r, v in slot.grank.items() if _val(solver, v))
+    for s in SUITS:
+        if (rank, s) in slot.ng and _val(solver, slot.ng[(rank, s)]):
+            cards.append(TableCard(Card(rank, s)))
+    for i, w in enumerate(tm.wilds):
+        if _val(solver, tm.fxg[(i, k)]):
+            cards.append(TableCard(w.card, WildValue(rank, w.value.suit)))
+    for _ in range(_val(solver, slot.freeg.get(rank, 0))):
+        cards.append(TableCard(free.pop(0), WildValue(rank, None)))
+    return tuple(cards)
+
+
+def _pool_runs(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> list[Meld]:
+    """Runs from template counts; each place filled by a natural or a wild of that value."""
+    instances: list[tuple[int, int, str | None]] = []
+    for key, var in sorted(tm.runs.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or "")):
+        instances += [key] * _val(solver, var)
+    cells: list[dict[int, TableCard]] = [{} for _ in instances]
+    naturals_in = [0] * len(instances)
+    for p in tm.positions:
+        rank = rank_of_position(p)
+        for suit in (SUITS if tm.same_suit else (None,)):
+            here = [j for j, (a, b, s) in enumerate(instances) if a <= p <= b and s == suit]
+            if not here:
+                continue
+            fillers: list[TableCard] = []
+            for s in SUITS if suit is None else (suit,):
+                var = tm.run_fill.get((p, s))
+                if var is not None:
+                    fillers += [TableCard(Card(rank, s))] * _val(solver, var)
+            value = WildValue(rank, suit)
+            for (i, p2, s2), var in tm.run_fixed.items():
+                if p2 == p and s2 == suit and _val(solver, var):
+                    fillers.append(TableCard(tm.wilds[i].card, value))
+            var = tm.run_free.get((p, suit))
+            for _ in range(_val(solver, var) if var is not None else 0):
+                fillers.append(TableCard(free.pop(0), value))
+            # Naturals go first to the runs with the fewest naturals, so none is all wild.
+            here.sort(key=lambda j: naturals_in[j])
+            for j, tc in zip(here, fillers, strict=True):
+                cells[j][p] = tc
+                if tc.value is None:
+                    naturals_in[j] += 1
+    return [tuple(cell[p] for p in sorted(cell)) for cell in cells]
+
+
+def _pool_groups(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> list[Meld]:
+    """Groups from counts: suits dealt round-robin so no group repeats a suit (R3)."""
+    melds: list[Meld] = []
+    for rank in range(1, 14):
+        sizes: list[int] = []
+        for (r, k), var in tm.groups.items():
+            if r == rank:
+                sizes += [k] * _val(solver, var)
+        if not sizes:
+            continue
+        sizes.sort(reverse=True)
+        suited: list[TableCard] = []  # naturals, then wilds standing for a given suit
+        for s in SUITS:
+            var = tm.group_suits.get((rank, s))
+            if var is not None:
+                suited += [TableCard(Card(rank, s))] * _val(solver, var)
+        loose: list[TableCard] = []
+        for i, var in tm.group_fixed.items():
+            if tm.wilds[i].value.rank == rank and _val(solver, var):
+                w = tm.wilds[i]
+                tc = TableCard(w.card, WildValue(rank, w.value.suit))
+                (suited if w.value.suit else loose).append(tc)
+        var = tm.group_free.get(rank)
+        for _ in range(_val(solver, var) if var is not None else 0):
+            loose.append(TableCard(free.pop(0), WildValue(rank, None)))
+        suited.sort(key=lambda tc: (_suit_of(tc), tc.value is not None))
+        suited.sort(key=lambda tc: -sum(1 for o in suited if _suit_of(o) == _suit_of(tc)))
+        groups: list[list[TableCard]] = [[] for _ in sizes]
+        for t, tc in enumerate(suited):
+            groups[t % len(sizes)].append(tc)
+        for g, size in zip(groups, sizes, strict=True):
+            while len(g) < size and loose:
+                g.append(loose.pop(0))
+            melds.append(tuple(g))
+        if loose:
+            raise AssertionError(f"wilds left over in groups of rank {rank}")
+    return melds
+
+
+def _suit_of(tc: TableCard) -> str:
+    if tc.value is not None and tc.value.suit:
+        return tc.value.suit
+    return tc.card.suit

@@ -1,0 +1,496 @@
+"""The ten rulesets of SPEC §1 as data: one frozen object each, no behaviour branches.
+
+Code elsewhere reads these parameters; adding a ruleset means adding an entry here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from types import MappingProxyType
+
+from solver.cards import JOKER_CARD, SUITS, Card
+
+
+class Family(Enum):
+    """Which kind of game: what the RPCs of a ruleset mean."""
+
+    REARRANGEMENT = "rearrangement"
+    CONTRACT = "contract"
+    FISHING = "fishing"
+
+
+class WildKind(Enum):
+    """Which cards are wild."""
+
+    NONE = "none"
+    JOKERS = "jokers"
+    TWOS = "twos"  # mexe-mexe: every 2, also natural where it stands (R4)
+    NUMBERED_JOKERS = "numbered_jokers"  # fishing: JK20/JK15/JK11 are values, not wilds
+
+
+class SuitRule(Enum):
+    """Whether the cards of a sequence must share a suit."""
+
+    ANY_SUIT = "any_suit"
+    SAME_SUIT = "same_suit"
+    NOT_APPLICABLE = "not_applicable"
+
+
+class AceRule(Enum):
+    """Where an ace may stand in a sequence (R2)."""
+
+    LOW_OR_HIGH = "low_or_high"
+    LOW_ONLY = "low_only"
+    HIGH_ONLY = "high_only"
+    NOT_APPLICABLE = "not_applicable"
+
+
+class DrawRule(Enum):
+    """The turn's draw obligation (R8, C6)."""
+
+    ONE_TO_THREE = "one_to_three"  # carrossel: 1-3, a 3rd draw ends the turn
+    EXACTLY_ONE = "exactly_one"  # mexe-mexe: exactly 1 (0 with the stock empty)
+    DRAW_OR_PLAY = "draw_or_play"  # vatikan, rummikub: drawing ends the turn
+    PLAY_IF_ABLE = "play_if_able"  # shangai, manipulation: draw only when unable to play
+    DRAW_THEN_DISCARD = "draw_then_discard"  # carioca: draw 1, discard 1
+    NONE = "none"  # fishing games
+
+
+class Settlement(Enum):
+    """How a round is scored (R11-R13, C7-C8)."""
+
+    CARROSSEL = "carrossel"  # differences, knock bonus, going-out bonus
+    FIRST_OUT_WINS = "first_out_wins"  # mexe-mexe, vatikan: no points
+    PENALTY = "penalty"  # shangai, manipulation: others take their hand as penalty
+    WINNER_TAKES_HANDS = "winner_takes_hands"  # rummikub
+    CARIOCA = "carioca"  # penalties over seven deals
+    FISHING = "fishing"  # deal points (F9)
+
+
+@dataclass(frozen=True)
+class DeckSpec:
+    """The deck used by a range of player counts (R1)."""
+
+    min_players: int
+    max_players: int
+    decks: int  # standard 52-card decks
+    jokers: int  # rummy jokers added
+
+    @property
+    def size(self) -> int:
+        return 52 * self.decks + self.jokers
+
+
+@dataclass(frozen=True)
+class Contract:
+    """A carioca deal's contract (C2)."""
+
+    deal: int
+    trios: int
+    sequences: int
+    cards_dealt: int
+
+    @property
+    def cards(self) -> int:
+        """Cards the opening lays: 3 per trio, 4 per sequence (C3)."""
+        return 3 * self.trios + 4 * self.sequences
+
+
+@dataclass(frozen=True)
+class FishingDeck:
+    """One fishing deck size (F1)."""
+
+    size: int
+    specials: tuple[str, ...]
+    table_cards: int
+    target: int
+
+
+@dataclass(frozen=True)
+class FishingRules:
+    """Parameters only the fishing family has (F1-F10)."""
+
+    decks: tuple[FishingDeck, ...]
+    prize_suit: str  # the suit of the 2-point deuce and of "most cards of a suit"
+    special_values: Mapping[str, int]  # capture values of JK20/JK15/JK11 (F2)
+    special_points: Mapping[str, int]  # deal points of the numbered jokers (F9)
+    ten_of_diamonds_points: int = 2
+    deuce_points: int = 2
+    most_suit_points: int = 2
+    most_cards_points: int = 2
+    ace_points: int = 1
+
+
+def _face(ace: int, court: int) -> tuple[int, ...]:
+    """A point table by rank (index rank-1): ace, 2-10 face value, J Q K ``court``."""
+    return (ace, *range(2, 11), court, court, court)
+
+
+_ALL_ONE = (1,) * 13
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """Every parameter the rulings need for one game (SPEC §1 and §3)."""
+
+    id: str
+    name: str
+    family: Family
+    source: str
+    description: str
+    min_players: int
+    max_players: int
+    decks: tuple[DeckSpec, ...]
+    hand_size: int
+    wild: WildKind
+    sequence_suits: SuitRule
+    ace: AceRule
+    draw_rule: DrawRule
+    draw_text: str
+    settlement: Settlement
+    min_sequence: int = 3
+    max_sequence: int = 13  # A-2-…-K-A is invalid (R2); carioca lays up to 14 (C5)
+    group_min: int = 3
+    group_max: int = 4
+    group_suits_distinct: bool = True
+    max_new_melds: int | None = 1  # per turn, net (R6); None = unlimited
+    released_wild_to_hand: bool = False  # mexe-mexe 2s (R5)
+    wild_lineage: bool = False  # vatikan: unreleased wilds stay in their meld's line (R7)
+    first_meld_sequence: bool = False  # vatikan (R7)
+    add_must_be_maximal: bool = False  # shangai, manipulation (R8)
+    must_play_if_able: bool = False  # shangai, manipulation (R8)
+    opening_points: int = 0  # rummikub: first play ≥ 30 from the rack (R8)
+    knock_threshold: int = 0  # carrossel: 5 (R10); 0 = no knock
+    going_out_bonus: int = 0
+    knock_bonus: int = 0
+    card_points: tuple[int, ...] = _face(1, 10)  # by rank, index rank-1
+    joker_points: int = 0
+    hands_score: bool = True  # whether cards left in hand count (R13)
+    game_target: int | None = None
+    game_target_bonus: int = 0  # R12: +100 to each player at or above the target
+    round_won_bonus: int = 0  # R12: +25 per round won
+    highest_wins: bool = True
+    contracts: tuple[Contract, ...] = ()
+    last_deal_hand_size: int | None = None
+    fishing: FishingRules | None = None
+    colours: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    # --- derived facts ---------------------------------------------------------------
+
+    def deck_spec(self, players: int) -> DeckSpec | None:
+        """The deck for that many players, or None when the count is out of range."""
+        for spec in self.decks:
+            if spec.min_players <= players <= spec.max_players:
+                return spec
+        return None
+
+    def deck(self, players: int) -> Counter[Card]:
+        """How many copies of each card the deck holds (R1). Empty when out of range."""
+        counts: Counter[Card] = Counter()
+        if self.fishing is not None:
+            return counts  # fishing decks depend on the deck size, see fishing_deck()
+        spec = self.deck_spec(players)
+        if spec is None:
+            return counts
+        for suit in SUITS:
+            for rank in range(1, 14):
+                counts[Card(rank, suit)] = spec.decks
+        if spec.jokers:
+            counts[JOKER_CARD] = spec.jokers
+        return counts
+
+    def points(self, card: Card) -> int:
+        """A card left in hand, in this ruleset's point table."""
+        if card.is_joker:
+            return self.joker_points
+        if card.special:
+            return 0
+        return self.card_points[card.rank - 1]
+
+    def hand_points(self, cards: Iterable[Card]) -> int:
+        """The point total of a hand."""
+        return sum(self.points(c) for c in cards)
+
+    @property
+    def sequence_positions(self) -> range:
+        """Rank positions a sequence may use: 1 = low ace … 13 = K, 14 = high ace."""
+        if self.ace is AceRule.LOW_ONLY:
+            return range(1, 14)
+        if self.ace is AceRule.HIGH_ONLY:
+            return range(2, 15)
+        return range(1, 15)
+
+    @property
+    def twos_wild(self) -> bool:
+        return self.wild is WildKind.TWOS
+
+    def is_wild_card(self, card: Card) -> bool:
+        """Can this card act as a wild here (jokers; 2s in mexe-mexe)?"""
+        if card.is_joker:
+            return self.wild is WildKind.JOKERS
+        return self.wild is WildKind.TWOS and card.is_ordinary and card.rank == 2
+
+    def is_always_wild(self, card: Card) -> bool:
+        """A card that can never be natural (a joker)."""
+        return card.is_joker
+
+    def contract(self, deal: int) -> Contract | None:
+        for contract in self.contracts:
+            if contract.deal == deal:
+                return contract
+        return None
+
+
+def rank_of_position(position: int) -> int:
+    """Rank at a sequence position: 14 (high ace) is the ace."""
+    return 1 if position == 14 else position
+
+
+_TWO_TO_FIVE_CARROSSEL = (DeckSpec(2, 2, 1, 1), DeckSpec(3, 5, 2, 2))
+_CARROSSEL_DRAW = "must draw 1-3 cards; a play needs 1 or 2 drawn; a 3rd draw ends the turn"
+
+CARROSSEL = Ruleset(
+    id="carrossel",
+    name="Carrossel",
+    family=Family.REARRANGEMENT,
+    source="000",
+    description="Brazilian rummy without discards: rearrange the table freely, knock at ≤5.",
+    min_players=2,
+    max_players=5,
+    decks=_TWO_TO_FIVE_CARROSSEL,
+    hand_size=10,
+    wild=WildKind.JOKERS,
+    sequence_suits=SuitRule.ANY_SUIT,
+    ace=AceRule.LOW_OR_HIGH,
+    draw_rule=DrawRule.ONE_TO_THREE,
+    draw_text=_CARROSSEL_DRAW,
+    settlement=Settlement.CARROSSEL,
+    knock_threshold=5,
+    going_out_bonus=25,
+    knock_bonus=10,
+    card_points=_face(1, 10),
+    joker_points=25,
+    game_target=150,
+    game_target_bonus=100,
+    round_won_bonus=25,
+    highest_wins=True,
+)
+
+MEXE_MEXE = Ruleset(
+    id="mexe-mexe",
+    name="Mexe-mexe",
+    family=Family.REARRANGEMENT,
+    source="000",
+    description="Carrossel with 11 cards, same-suit sequences and every 2 wild (and natural).",
+    min_players=2,
+    max_players=5,
+    decks=(DeckSpec(2, 2, 1, 0), DeckSpec(3, 5, 2, 0)),
+    hand_size=11,
+    wild=WildKind.TWOS,
+    sequence_suits=SuitRule.SAME_SUIT,
+    ace=AceRule.LOW_OR_HIGH,
+    draw_rule=DrawRule.EXACTLY_ONE,
+    draw_text="must draw exactly 1 card (none with the stock empty), then may play",
+    settlement=Settlement.FIRST_OUT_WINS,
+    released_wild_to_hand=True,
+    hands_score=False,
+)
+
+VATIKAN = Ruleset(
+    id="vatikan",
+    name="Vatikan",
+    family=Family.REARRANGEMENT,
+    source="000",
+    description="Carrossel with 13 cards; draw or play; jokers stay in their meld; sequence first.",
+    min_players=2,
+    max_players=5,
+    decks=(DeckSpec(2, 5, 2, 2),),
+    hand_size=13,
+    wild=WildKind.JOKERS,
+    sequence_suits=SuitRule.ANY_SUIT,
+    ace=AceRule.LOW_OR_HIGH,
+    draw_rule=DrawRule.DRAW_OR_PLAY,
+    draw_text="draw 1 card or play, not both",
+    settlement=Settlement.FIRST_OUT_WINS,
+    wild_lineage=True,
+    first_meld_sequence=True,
+    joker_points=25,
+    hands_score=False,
+)
+
+_PLAY_IF_ABLE = "must play if able (a meld, or an add of as many cards as possible); else draw"
+
+SHANGAI = Ruleset(
+    id="shangai",
+    name="Shangai",
+    family=Family.REARRANGEMENT,
+    source="000",
+    description="Carrossel without jokers, ace low only; play if you can, adds must be maximal.",
+    min_players=2,
+    max_players=5,
+    decks=(DeckSpec(2, 5, 2, 0),),
+    hand_size=10,
+    wild=WildKind.NONE,
+    sequence_suits=SuitRule.ANY_SUIT,
+    ace=AceRule.LOW_ONLY,
+    draw_rule=DrawRule.PLAY_IF_ABLE,
+    draw_text=_PLAY_IF_ABLE,
+    settlement=Settlement.PENALTY,
+    add_must_be_maximal=True,
+    must_play_if_able=True,
+    card_points=_ALL_ONE,
+    game_target=100,
+    highest_wins=False,
+)
+
+MANIPULATION = Ruleset(
+    id="manipulation",
+    name="Manipulation",
+    family=Family.REARRANGEMENT,
+    source="000",
+    description="Shangai with 7 cards, ace high only, penalties by card value to 200.",
+    min_players=2,
+    max_players=5,
+    decks=(DeckSpec(2, 5, 2, 0),),
+    hand_size=7,
+    wild=WildKind.NONE,
+    sequence_suits=SuitRule.ANY_SUIT,
+    ace=AceRule.HIGH_ONLY,
+    draw_rule=DrawRule.PLAY_IF_ABLE,
+    draw_text=_PLAY_IF_ABLE,
+    settlement=Settlement.PENALTY,
+    add_must_be_maximal=True,
+    must_play_if_able=True,
+    card_points=_face(15, 10),
+    game_target=200,
+    highest_wins=False,
+)
+
+RUMMIKUB = Ruleset(
+    id="rummikub",
+    name="Rummikub",
+    family=Family.REARRANGEMENT,
+    source="extra",
+    description="Tiles 1-13 in four colours; same-colour runs; first play ≥30 from the rack.",
+    min_players=2,
+    max_players=4,
+    decks=(DeckSpec(2, 4, 2, 2),),
+    hand_size=14,
+    wild=WildKind.JOKERS,
+    sequence_suits=SuitRule.SAME_SUIT,
+    ace=AceRule.LOW_ONLY,
+    draw_rule=DrawRule.DRAW_OR_PLAY,
+    draw_text="draw 1 tile or play; the first play is worth ≥30 from your own rack",
+    settlement=Settlement.WINNER_TAKES_HANDS,
+    max_new_melds=None,
+    opening_points=30,
+    card_points=tuple(range(1, 14)),
+    joker_points=30,
+    colours=MappingProxyType({"black": "S", "blue": "C", "orange": "D", "red": "H"}),
+)
+
+CARIOCA = Ruleset(
+    id="carioca",
+    name="Carioca",
+    family=Family.CONTRACT,
+    source="002",
+    description="Argentine contract rummy over seven deals; lowest penalty total wins.",
+    min_players=2,
+    max_players=4,
+    decks=(DeckSpec(2, 4, 2, 4),),
+    hand_size=11,
+    last_deal_hand_size=12,
+    wild=WildKind.JOKERS,
+    sequence_suits=SuitRule.SAME_SUIT,
+    ace=AceRule.LOW_OR_HIGH,
+    draw_rule=DrawRule.DRAW_THEN_DISCARD,
+    draw_text="draw 1 from the stock or the discard pile, optionally meld, discard 1",
+    settlement=Settlement.CARIOCA,
+    min_sequence=4,
+    max_sequence=14,
+    group_min=3,
+    group_max=3,  # an opening trio is exactly 3 (C3); lay-offs may grow it (C5)
+    group_suits_distinct=False,
+    max_new_melds=0,
+    card_points=_face(20, 10),
+    joker_points=50,
+    highest_wins=False,
+    contracts=(
+        Contract(1, 2, 0, 11),
+        Contract(2, 1, 1, 11),
+        Contract(3, 0, 2, 11),
+        Contract(4, 3, 0, 11),
+        Contract(5, 2, 1, 11),
+        Contract(6, 1, 2, 11),
+        Contract(7, 0, 3, 12),
+    ),
+)
+
+_FISHING_DECKS = (
+    FishingDeck(56, ("JK20", "JK15", "JK11", "BROOM"), 8, 120),
+    FishingDeck(55, ("JK15", "JK11", "BROOM"), 7, 90),
+    FishingDeck(54, ("JK15", "JK11"), 6, 60),
+)
+_SPECIAL_VALUES = MappingProxyType({"JK20": 20, "JK15": 15, "JK11": 11})
+_SPECIAL_POINTS = MappingProxyType({"JK20": 10, "JK15": 5, "JK11": 3})
+
+
+def _fishing(id_: str, name: str, source: str, suit: str, where: str) -> Ruleset:
+    """The three fishing rulesets differ only in their prize suit (SPEC §1)."""
+    return Ruleset(
+        id=id_,
+        name=name,
+        family=Family.FISHING,
+        source=source,
+        description=f"Fishing game ({where}): capture by value and sums, builds, broom.",
+        min_players=2,
+        max_players=4,
+        decks=(DeckSpec(2, 4, 1, 0),),
+        hand_size=4,
+        wild=WildKind.NUMBERED_JOKERS,
+        sequence_suits=SuitRule.NOT_APPLICABLE,
+        ace=AceRule.NOT_APPLICABLE,
+        draw_rule=DrawRule.NONE,
+        draw_text="no drawing: four cards are dealt again when the hands are empty",
+        settlement=Settlement.FISHING,
+        max_new_melds=None,
+        card_points=(1, *range(2, 11), 0, 0, 0),
+        game_target=120,
+        fishing=FishingRules(
+            decks=_FISHING_DECKS,
+            prize_suit=suit,
+            special_values=_SPECIAL_VALUES,
+            special_points=_SPECIAL_POINTS,
+        ),
+    )
+
+
+CAROSELLO = _fishing("carosello", "Carosello", "003", "H", "Italian text, prize suit hearts")
+CARRUSEL = _fishing("carrusel", "Carrusel", "004", "C", "Spanish text, prize suit clubs")
+KARUSELE = _fishing("karusele", "Karuselė", "extra", "S", "Lithuanian original, spades")
+
+RULESETS: Mapping[str, Ruleset] = MappingProxyType(
+    {
+        r.id: r
+        for r in (
+            CARROSSEL,
+            MEXE_MEXE,
+            VATIKAN,
+            SHANGAI,
+            MANIPULATION,
+            RUMMIKUB,
+            CARIOCA,
+            CAROSELLO,
+            CARRUSEL,
+            KARUSELE,
+        )
+    }
+)
+
+
+def get_ruleset(ruleset_id: str) -> Ruleset | None:
+    """The ruleset with that id (case-insensitive), or None."""
+    return RULESETS.get(ruleset_id.strip().lower())

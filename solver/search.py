@@ -1,0 +1,339 @@
+"""Best moves and knock reachability: the CP-SAT questions of the rearrangement family.
+
+Every move returned here has been re-checked by ``validate_move``; a disagreement is a
+``SolverError`` (a loud failure), never a wrong hint.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass
+from enum import Enum
+
+from ortools.sat.python import cp_model
+
+from solver.model import ModelOptions, TurnModel
+from solver.position import Meld, Move, Position
+from solver.rebuild import rebuild_move
+from solver.rulesets import DrawRule, Ruleset
+from solver.validate import Verdict, validate_move
+
+DEFAULT_TIME_LIMIT_MS = 10_000
+MAX_MOVES = 20
+
+
+class Objective(Enum):
+    """What "best" means for SolveMove."""
+
+    MOST_CARDS = "most_cards"
+    FEWEST_POINTS = "fewest_points"
+    GO_OUT = "go_out"
+
+
+class SolverError(RuntimeError):
+    """The solver produced a move the validator rejects: a bug, reported loudly."""
+
+
+@dataclass(frozen=True)
+class SolveStats:
+    """How the search went (summed over the solves one request needed)."""
+
+    wall_time_ms: float = 0.0
+    status: str = "UNKNOWN"
+    objective_value: float = 0.0
+    conflicts: int = 0
+    branches: int = 0
+    solves: int = 0
+
+
+@dataclass(frozen=True)
+class SolvedMove:
+    """A legal move with its effects and how many original melds it changes."""
+
+    move: Move
+    verdict: Verdict
+    cards_played: int
+    melds_changed: int
+    changed: tuple[bool, ...]  # per meld of move.table: not one of the melds before
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """Up to ``max_moves`` distinct legal moves, best first; ``optimal`` when proved."""
+
+    moves: tuple[SolvedMove, ...]
+    optimal: bool
+    stats: SolveStats
+
+
+def default_objective(ruleset: Ruleset) -> Objective:
+    """Fewest points where hands score (SPEC §4), else most cards."""
+    return Objective.FEWEST_POINTS if ruleset.hands_score else Objective.MOST_CARDS
+
+
+def play_allowed(position: Position) -> bool:
+    """Does the turn state allow a play at all (R8)?"""
+    turn = position.turn
+    rule = position.ruleset.draw_rule
+    if rule is DrawRule.ONE_TO_THREE:
+        return turn.cards_drawn in (1, 2) or (turn.stock_empty and turn.cards_drawn == 0)
+    if rule is DrawRule.EXACTLY_ONE:
+        return turn.cards_drawn == 1 or (turn.stock_empty and turn.cards_drawn == 0)
+    if rule is DrawRule.DRAW_OR_PLAY:
+        return turn.cards_drawn == 0
+    return True
+
+
+def _options(position: Position, max_new_melds: int | None, add_size: int | None) -> ModelOptions:
+    rs = position.ruleset
+    turn = position.turn
+    opening = bool(rs.opening_points) and not turn.has_opened
+    return ModelOptions(
+        max_new_melds=None if opening else max_new_melds,
+        keep_all=opening,
+        opening_points=rs.opening_points if opening else 0,
+        groups_may_grow=not (rs.first_meld_sequence and not turn.has_melded_sequence),
+        add_size=add_size,
+    )
+
+
+class _Budget:
+    def __init__(self, time_limit_ms: int) -> None:
+        self.deadline = time.monotonic() + max(time_limit_ms, 1) / 1000.0
+        self.optimal = True
+        self.conflicts = 0
+        self.branches = 0
+        self.solves = 0
+        self.status = "UNKNOWN"
+        self.tie_break_optimal = True
+
+    def solver(self, share: float = 1.0, cap: float | None = None) -> cp_model.CpSolver:
+        solver = cp_model.CpSolver()
+        left = max(self.deadline - time.monotonic(), 0.001) * share
+        solver.parameters.max_time_in_seconds = left if cap is None else min(left, cap)
+        solver.parameters.random_seed = 0
+        solver.parameters.num_workers = 1  # deterministic: same request, same answer
+        return solver
+
+    def record(self, solver: cp_model.CpSolver, status: int, primary: bool = True) -> None:
+        self.solves += 1
+        self.conflicts += int(solver.num_conflicts)
+        self.branches += int(solver.num_branches)
+        if primary:
+            if self.solves == 1 or self.status == "UNKNOWN":
+                self.status = solver.status_name(status)
+            if status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+                self.optimal = False
+        elif status != cp_model.OPTIMAL:
+            self.tie_break_optimal = False
+
+
+def _max_played(position: Position, max_new_melds: int | None, budget: _Budget) -> int:
+    tm = TurnModel(position, _options(position, max_new_melds, None))
+    tm.model.maximize(tm.played)
+    solver = budget.solver()
+    status = solver.solve(tm.model)
+    budget.record(solver, status)
+    if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return int(solver.objective_value)
+    return 0
+
+
+def max_cards_placed(
+    position: Position, max_new_melds: int | None, time_limit_ms: int = DEFAULT_TIME_LIMIT_MS
+) -> int:
+    """The most hand cards any legal play places with at most ``max_new_melds`` new melds.
+
+    0 when no play exists. Used for R8's "an add must be maximal" and "must play if able".
+    """
+    if not position.hand or not play_allowed(position):
+        return 0
+    return _max_played(position, max_new_melds, _Budget(time_limit_ms))
+
+
+def solve_move(
+    position: Position,
+    objective: Objective | None = None,
+    max_moves: int = 1,
+    time_limit_ms: int = DEFAULT_TIME_LIMIT_MS,
+    *,
+    min_hand_points: int = 0,
+) -> SolveResult:
+    """Up to ``max_moves`` distinct legal moves, best first (SPEC §4 SolveMove)."""
+    started = time.monotonic()
+    objective = objective or default_objective(position.ruleset)
+    max_moves = max(1, min(max_moves, MAX_MOVES))
+    budget = _Budget(time_limit_ms)
+    rs = position.ruleset
+    if not position.hand or not play_allowed(position):
+        return SolveResult((), True, SolveStats(status="NO_PLAY_ALLOWED"))
+    add_size = None
+    if rs.add_must_be_maximal:
+        add_size = _max_played(position, 0, budget)
+    tm = TurnModel(position, _options(position, rs.max_new_melds, add_size))
+    if min_hand_points:
+        tm.model.add(tm.hand_points_after >= min_hand_points)
+    moves: list[SolvedMove] = []
+    seen: set[tuple[tuple[str, ...], ...]] = set()
+    objective_value = 0.0
+    attempts = 0
+    while len(moves) < max_moves and attempts < 3 * max_moves + 3:
+        attempts += 1
+        solver = _solve_lexicographic(tm, objective, budget, first=not moves)
+        if solver is None:
+            break
+        if not moves:
+            objective_value = solver.objective_value
+        move, _ = rebuild_move(tm, solver)
+        key = _table_key(move)
+        _forbid(tm, solver)
+        if key in seen:
+            continue
+        seen.add(key)
+        moves.append(_checked(position, move))
+        if time.monotonic() >= budget.deadline:
+            budget.optimal = False
+            break
+    stats = SolveStats(
+        wall_time_ms=(time.monotonic() - started) * 1000.0,
+        status=budget.status if moves or budget.status != "INFEASIBLE" else "NO_LEGAL_PLAY",
+        objective_value=objective_value,
+        conflicts=budget.conflicts,
+        branches=budget.branches,
+        solves=budget.solves,
+    )
+    return SolveResult(tuple(moves), budget.optimal, stats)
+
+
+def _primary(tm: TurnModel, objective: Objective) -> tuple[cp_model.LinearExprT, bool]:
+    """The objective expression and whether it is maximised."""
+    if objective is Objective.FEWEST_POINTS:
+        return tm.hand_points_after, False
+    if objective is Objective.GO_OUT:
+        return tm.went_out * (sum(tm.hand_count.values()) + 1) + tm.played, True
+    return tm.played, True
+
+
+def _solve_lexicographic(
+    tm: TurnModel, objective: Objective, budget: _Budget, *, first: bool
+) -> cp_model.CpSolver | None:
+    """Best by the objective; among those, the fewest original melds changed.
+
+    Two solves rather than one weighted sum: the primary optimum is proved on a model
+    without the tie-break, then the primary value is fixed and the tie-break runs from
+    the first solution as a hint, within a share of the time left. ``optimal`` speaks of
+    the primary objective; the tie-break is the best found in its share (docs/solver.md).
+    """
+    expr, maximize = _primary(tm, objective)
+    model = tm.model.clone()
+    if maximize:
+        model.maximize(expr)
+    else:
+        model.minimize(expr)
+    solver = budget.solver()
+    status = solver.solve(model)
+    budget.record(solver, status, primary=True)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    best = int(round(solver.objective_value))
+    tie = tm.model.clone()
+    tie.add(expr == best)
+    tie.minimize(tm.changed)
+    for var in tm.structural_vars():
+        tie.add_hint(var, solver.value(var))
+    first_solver = solver
+    # The tie-break gets as long as the primary took (at least 100 ms), at most half of
+    # what is left: a hint must stay fast even where proving the tie-break is hard.
+    solver = budget.solver(share=0.5, cap=max(0.1, first_solver.wall_time))
+    status = solver.solve(tie)
+    budget.record(solver, status, primary=False)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return first_solver
+    return solver
+
+
+def _forbid(tm: TurnModel, solver: cp_model.CpSolver) -> None:
+    """Exclude this exact solution (its structural variables) from later solves."""
+    m = tm.model
+    diffs: list[cp_model.IntVar] = []
+    for var in tm.structural_vars():
+        value = int(solver.value(var))
+        lo, hi = var.proto.domain[0], var.proto.domain[-1]
+        if lo == 0 and hi == 1:
+            diffs.append(var if value == 0 else ~var)  # type: ignore[arg-type]
+        else:
+            d = m.new_bool_var("")
+            m.add(var != value).only_enforce_if(d)
+            diffs.append(d)
+    m.add_bool_or(diffs)
+
+
+def _table_key(move: Move) -> tuple[tuple[str, ...], ...]:
+    return tuple(sorted(tuple(tc.code for tc in meld) for meld in move.table))
+
+
+def _meld_key(meld: Meld) -> tuple[str, ...]:
+    return tuple(sorted(tc.code for tc in meld))
+
+
+def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tuple[bool, ...]]:
+    """How many melds before have no identical meld after, and which melds after are new."""
+    before = Counter(_meld_key(c.normalized) for c in position.readings)
+    flags = []
+    for meld in table:
+        key = _meld_key(meld)
+        if before[key] > 0:
+            before[key] -= 1
+            flags.append(False)
+        else:
+            flags.append(True)
+    return sum(before.values()), tuple(flags)
+
+
+def _checked(position: Position, move: Move) -> SolvedMove:
+    verdict = validate_move(position, move)
+    if not verdict.legal:
+        reasons = "; ".join(str(v) for v in verdict.violations)
+        table = " | ".join(" ".join(tc.code for tc in meld) for meld in move.table)
+        raise SolverError(f"the solver proposed an illegal move [{table}]: {reasons}")
+    n_changed, flags = changed_melds(position, verdict.table)
+    return SolvedMove(
+        Move(verdict.table, move.to_hand, move.knock, move.discard),
+        verdict,
+        len(verdict.played),
+        n_changed,
+        flags,
+    )
+
+
+@dataclass(frozen=True)
+class KnockReach:
+    """What this turn can reach (R10): best hand total, knock, going out, a witness."""
+
+    best_hand_points: int | None  # None when no play exists
+    can_knock: bool
+    can_go_out: bool
+    witness: SolvedMove | None
+    optimal: bool
+
+
+def knock_reach(position: Position, time_limit_ms: int = DEFAULT_TIME_LIMIT_MS) -> KnockReach:
+    """The lowest hand total reachable by a play this turn, and whether knocking is."""
+    rs = position.ruleset
+    best = solve_move(position, Objective.FEWEST_POINTS, 1, time_limit_ms)
+    if not best.moves:
+        return KnockReach(None, False, False, None, best.optimal)
+    top = best.moves[0]
+    points = top.verdict.hand_points_after
+    can_go_out = top.verdict.went_out
+    witness = top
+    can_knock = top.verdict.knock_eligible
+    optimal = best.optimal
+    if rs.knock_threshold and can_go_out:
+        # Going out leaves 0 points; a knock needs a hand worth 1..threshold after a play.
+        low = solve_move(position, Objective.FEWEST_POINTS, 1, time_limit_ms, min_hand_points=1)
+        optimal = optimal and low.optimal
+        if low.moves and low.moves[0].verdict.knock_eligible:
+            can_knock = True
+    return KnockReach(points, can_knock, can_go_out, witness, optimal)

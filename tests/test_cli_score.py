@@ -1,0 +1,98 @@
+"""`carrossel score`: settle a round from the command line and print every line item."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.cli import main
+from service.cli_commands.score import split_hands
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_r11_seed_four_player_knock(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys,
+        "score",
+        "carrossel",
+        "--end",
+        "knock",
+        "--ender",
+        "0",
+        "--hands",
+        "3C AH | 10H | 10S 6C | KH QS AS",
+    )
+    assert code == 0
+    assert "B: 10 − A: 4 = 6" in out and "D: 21 − A: 4 = 17" in out
+    assert "round points:  A +35, B +0, C +0, D +0" in out
+    assert "game over: no" in out
+
+
+def test_r12_game_end_with_totals_and_rounds_won(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys,
+        "score",
+        "carrossel",
+        "--end",
+        "knock",
+        "--ender",
+        "0",
+        "--hands",
+        "4H | KH QS 5C",
+        "--totals",
+        "130,120",
+        "--rounds-won",
+        "3,2",
+    )
+    assert code == 0
+    assert "A: 151 ≥ 150, game bonus +100" in out
+    assert "A: 4 rounds won × 25 = 100" in out
+    assert "final scores:  A 351, B 170" in out
+    assert "game over: A won" in out
+
+
+def test_c8_void_deal(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys,
+        "score",
+        "carioca",
+        "--end",
+        "stock-exhausted",
+        "--deal",
+        "3",
+        "--hands",
+        "AS 2S | 5H JK",
+    )
+    assert code == 0
+    assert "void deal: replay the same contract (C8)" in out
+
+
+def test_malformed_round_exits_2_naming_the_options(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys,
+        "score",
+        "shangai",
+        "--end",
+        "went-out",
+        "--ender",
+        "1",
+        "--hands",
+        "3H | 4C | -",
+        "--totals",
+        "1,2",
+        "--limit",
+        "0",
+    )
+    assert code == 2 and out == ""
+    assert "error: --totals: one entry per player (3) or none, not 2" in err
+    assert "error: --limit: must be 1-1000000, not 0" in err
+    assert "error: --hands hands[1]: B went out" in err
+    assert "error: --hands hands[2]: C's hand is empty" in err
+
+
+def test_split_hands() -> None:
+    assert split_hands("3H 2C | KD,9S | - |") == [["3H", "2C"], ["KD", "9S"], [], []]

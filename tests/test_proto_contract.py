@@ -1,0 +1,116 @@
+"""The names the product owner's checks rely on (issue 2) stay exactly as they are."""
+
+from __future__ import annotations
+
+import pytest
+from google.protobuf.descriptor import Descriptor, FileDescriptor
+
+from carrossel.v1 import fishing_pb2, rulesets_pb2, rummy_pb2
+
+FILES: list[FileDescriptor] = [
+    rulesets_pb2.DESCRIPTOR,
+    rummy_pb2.DESCRIPTOR,
+    fishing_pb2.DESCRIPTOR,
+]
+
+
+def message(name: str) -> Descriptor:
+    for file in FILES:
+        if name in file.message_types_by_name:
+            found: Descriptor = file.message_types_by_name[name]
+            return found
+    raise KeyError(name)
+
+
+@pytest.mark.parametrize(
+    ("service", "methods"),
+    [
+        ("RulesetService", ["ListRulesets"]),
+        ("RummyService", ["ValidateMove", "SolveMove", "CheckKnock", "ScoreRound"]),
+        ("FishingService", ["ValidatePlay", "SolvePlay", "ScoreDeal"]),
+    ],
+)
+def test_services_and_methods(service: str, methods: list[str]) -> None:
+    found = [f.services_by_name[service] for f in FILES if service in f.services_by_name]
+    assert len(found) == 1
+    assert found[0].full_name == f"carrossel.v1.{service}"
+    assert [m.name for m in found[0].methods] == methods
+    for m in found[0].methods:
+        assert m.input_type.name == f"{m.name}Request"
+        assert m.output_type.name == f"{m.name}Response"
+
+
+FIELDS = {
+    "ListRulesetsResponse": ["rulesets"],
+    "ValidateMoveRequest": ["position", "move"],
+    "RummyPosition": ["ruleset", "players", "table", "hand", "turn"],
+    "Meld": ["cards"],
+    "Turn": ["cards_drawn", "stock_empty", "has_melded_sequence", "has_opened", "deal_number"],
+    "RummyMove": ["table", "to_hand", "knock", "discard"],
+    "ValidateMoveResponse": ["legal", "violations", "played", "hand_after", "hand_points_after",
+                             "went_out", "knock_eligible", "table"],
+    "Violation": ["code", "message", "meld", "cards", "rule"],
+    "SolveMoveRequest": ["position", "objective", "max_moves", "time_limit_ms"],
+    "SolveMoveResponse": ["moves", "optimal", "stats"],
+    "SolvedMove": ["move", "played", "hand_after", "hand_points_after", "went_out",
+                   "knock_eligible", "melds_changed"],
+    "CheckKnockRequest": ["position", "move"],
+    "CheckKnockResponse": ["eligible", "reason", "hand_points", "best_hand_points", "can_knock",
+                           "can_go_out", "witness"],
+    "ScoreRoundRequest": ["ruleset", "players", "end", "ender", "hands", "totals_before",
+                          "rounds_won_before", "deal_number"],
+    "Hand": ["cards"],
+    "ScoreRoundResponse": ["round_points", "winners", "totals_after", "game_over",
+                           "final_scores", "game_winners", "lines"],
+    "FishingPosition": ["ruleset", "deck_size", "table", "hand", "player"],
+    "TableItem": ["cards", "value", "owner"],
+}
+
+
+@pytest.mark.parametrize(("name", "fields"), sorted(FIELDS.items()))
+def test_message_fields(name: str, fields: list[str]) -> None:
+    have = [f.name for f in message(name).fields]
+    assert have[: len(fields)] == fields  # in this order, with their numbers 1..n
+    assert [f.number for f in message(name).fields][: len(fields)] == list(
+        range(1, len(fields) + 1)
+    )
+
+
+def test_ruleset_has_an_id() -> None:
+    assert message("Ruleset").fields_by_name["id"].number == 1
+
+
+def test_enums() -> None:
+    assert list(rummy_pb2.Objective.keys()) == [
+        "OBJECTIVE_UNSPECIFIED", "OBJECTIVE_MOST_CARDS", "OBJECTIVE_FEWEST_POINTS",
+        "OBJECTIVE_GO_OUT",
+    ]
+    assert list(rummy_pb2.RoundEnd.keys()) == [
+        "ROUND_END_UNSPECIFIED", "ROUND_END_WENT_OUT", "ROUND_END_KNOCK",
+        "ROUND_END_STOCK_EXHAUSTED",
+    ]
+    names = [
+        "INVALID_MELD", "CARD_NOT_IN_HAND", "TABLE_CARD_REMOVED", "NO_HAND_CARD_PLAYED",
+        "TOO_MANY_NEW_MELDS", "WILD_VALUE_CHANGED", "WILD_TO_HAND", "WILD_MOVED",
+        "FIRST_MELD_NOT_SEQUENCE", "ADD_NOT_MAXIMAL", "MUST_PLAY", "DRAW_RULE",
+        "KNOCK_NOT_ALLOWED", "INITIAL_MELD_TOO_LOW", "CONTRACT_NOT_MET", "NOT_OPENED",
+        "DISCARD_RULE", "AMBIGUOUS_MELD", "TURN_OVER",
+    ]
+    assert list(rummy_pb2.ViolationCode.items()) == [
+        ("VIOLATION_CODE_UNSPECIFIED", 0),
+        *((f"VIOLATION_CODE_{n}", i) for i, n in enumerate(names, start=1)),
+    ]
+
+
+def test_check_knock_move_has_presence() -> None:
+    request = rummy_pb2.CheckKnockRequest()
+    assert not request.HasField("move")
+    request.move.knock = False
+    assert request.HasField("move")
+
+
+def test_fishing_play_actions_are_a_oneof() -> None:
+    play = fishing_pb2.FishingPlay(card="7H", trail=fishing_pb2.Trail())
+    assert play.WhichOneof("action") == "trail"
+    play.capture.groups.add(items=[0, 2])
+    assert play.WhichOneof("action") == "capture"

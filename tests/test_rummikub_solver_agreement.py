@@ -1,0 +1,234 @@
+"""Issue 4, evidence 2: the most Rummikub tiles placed, against the public ``rummikub-solver``.
+
+``rummikub-solver`` (test-only dependency) answers the same question as our
+``solve_move(position, Objective.MOST_CARDS)`` for a player who has opened: how many rack
+tiles can be laid, rearranging the table freely. Where the rules coincide, the two counts
+must be equal. They differ in two documented ways (``tests/reference/rummikub_adapter.py``):
+
+1. **Its joker restriction.** It lets a joker stand only in a 3-tile run or group, or in an
+   inner place of a 4-5-tile run; never in a 4-tile group nor at the end of a run of 4 or
+   more (unless the run can be cut into pieces that obey this). Our rules (R2-R4) let a
+   joker stand anywhere in any run or group. So where the restriction bites, we place
+   *more*; where it does not, exactly as many.
+2. **Table jokers.** For it a joker on the table is free; for us it keeps its value unless a
+   natural tile of that value from the rack releases it (R5).
+
+The main sample therefore has jokers on the rack only (0-2), and three answers are compared
+on each position: ours; the package as published; and the package's own integer program with
+its set list widened to our melds (``JokerModel.ANYWHERE``), which, with no table joker, is
+our rules exactly. We require ours == widened (always) and published <= ours, with equality
+wherever widened == published: so every difference with the published package is explained
+by its joker restriction, and only by it.
+
+A second, smaller sample puts jokers on the table (in runs, value written): there the exact
+answer depends on R5, so we check the bounds that hold under R5 — the widened program with
+table jokers turned into natural tiles of their value (a play that never releases a joker)
+is a lower bound, and with table jokers free an upper bound.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+from bench.positions import PositionSpec, random_position
+from solver.position import Position, Turn, parse_position
+from solver.search import Objective, SolveResult, solve_move
+from tests.reference.rummikub_adapter import JokerModel, TheirAnswer, their_answer
+
+SEED = 20240604
+N_RACK_JOKERS = 200  # issue 4: at least 200 random positions
+N_TABLE_JOKERS = 40
+TIME_LIMIT_MS = 60_000  # generous: a test must not depend on machine speed
+OPENED = Turn(has_opened=True, cards_drawn=0)
+
+
+def _position(table: list[str], hand: str) -> Position:
+    return parse_position("rummikub", 4, [m.split() for m in table], hand.split(), OPENED)
+
+
+def _ours(position: Position) -> tuple[int, SolveResult]:
+    """Tiles our solver places (most cards), after checking it proved the optimum."""
+    result = solve_move(position, Objective.MOST_CARDS, 1, TIME_LIMIT_MS)
+    assert result.optimal, f"not proved optimal within {TIME_LIMIT_MS} ms"
+    if not result.moves:
+        return 0, result
+    best = result.moves[0]
+    before = sum(len(meld) for meld in position.table)
+    after = sum(len(meld) for meld in best.move.table)
+    assert after - before == best.cards_played, "the move's table does not add up"
+    return best.cards_played, result
+
+
+def _table_text(result: SolveResult) -> str:
+    if not result.moves:
+        return "(no play)"
+    return " | ".join(" ".join(tc.code for tc in meld) for meld in result.moves[0].move.table)
+
+
+# ------------------------------------------------------------------------------------------
+# Hand-made: the restriction biting
+
+
+RESTRICTION_CASES = [
+    # table, rack, tiles rummikub-solver lays, tiles we lay (all of the rack)
+    pytest.param(["5H 6H 7H"], "JK", 0, 1, id="joker-ends-a-4-run-on-the-table"),
+    pytest.param([], "5H 6H 7H JK", 3, 4, id="joker-ends-a-4-run-from-the-rack"),
+    pytest.param([], "5S 5H 5D JK", 3, 4, id="joker-in-a-4-group"),
+    pytest.param(["9C 10C JC QC"], "JK", 0, 1, id="joker-ends-a-5-run"),
+    pytest.param(["5S 5H 5D"], "JK", 0, 1, id="joker-joins-a-3-group"),
+]
+
+
+@pytest.mark.parametrize(("table", "hand", "theirs", "ours"), RESTRICTION_CASES)
+def test_joker_restriction_bites(table: list[str], hand: str, theirs: int, ours: int) -> None:
+    """rummikub-solver never puts a joker in a 4-tile group or at the end of a run of 4+.
+
+    Its set list (``RuleSet._combine_with_jokers``) lets a joker into 3-tile sets anywhere
+    and into 4-5-tile runs only between two numbers, because such a joker is "redundant":
+    the meld is valid without it. For a most-tiles objective it is not redundant: laying it
+    is one more tile. With ``5H 6H 7H`` on the table and a joker on the rack it lays nothing;
+    we lay ``5H 6H 7H JK=8H`` (R2-R4: a joker may stand for any missing tile, here the 8H at
+    the end). Likewise ``5S 5H 5D JK``: it lays three tiles and keeps the joker, we lay the
+    four-tile group with the joker as the missing 5C. The widened program (our meld list on
+    its own solver) agrees with us, which shows the set list is the whole difference.
+    """
+    position = _position(table, hand)
+    published = their_answer(position, JokerModel.PUBLISHED)
+    widened = their_answer(position, JokerModel.ANYWHERE)
+    count, result = _ours(position)
+    assert published.count == theirs, published.describe()
+    assert count == ours == len(position.hand), _table_text(result)
+    assert ours > theirs
+    assert widened.count == ours, widened.describe()
+
+
+def test_release_beats_a_fixed_table_joker() -> None:
+    """R5: 6H from the rack releases ``JK=6H``; the joker then completes the group of 8s.
+
+    The lower-bound program (table joker = a natural 6H) cannot do this and lays 3; ours and
+    the free-joker upper bound lay 4.
+    """
+    position = _position(["5H JK=6H 7H"], "6H 8S 8D 8C")
+    assert their_answer(position, JokerModel.TABLE_JOKERS_FIXED).count == 3
+    assert their_answer(position, JokerModel.ANYWHERE).count == 4
+    assert _ours(position)[0] == 4
+
+
+# ------------------------------------------------------------------------------------------
+# Random positions, jokers on the rack only: equality except where the restriction bites
+
+
+@dataclass(frozen=True)
+class Comparison:
+    spec: PositionSpec
+    ours: int
+    published: TheirAnswer
+    widened: TheirAnswer
+    our_table: str
+
+    @property
+    def bites(self) -> bool:
+        """The joker restriction costs the published package tiles here."""
+        return self.widened.count > self.published.count
+
+    def report(self) -> str:
+        return (
+            f"{self.spec.describe()}\n  ours: {self.ours} -> {self.our_table}\n"
+            f"  {self.published.describe()}\n  {self.widened.describe()}"
+        )
+
+
+def rack_joker_specs() -> Iterator[PositionSpec]:
+    rng = random.Random(SEED)
+    for i in range(N_RACK_JOKERS):
+        yield random_position(
+            rng,
+            "rummikub",
+            table_size=(0, 90),
+            hand_size=(1, 20),
+            hand_jokers=rng.choices((0, 1, 2), weights=(4, 3, 3))[0],
+            hand_melds=rng.choice((0, 0, 1, 2)),
+            players=4,
+            turn=OPENED,
+            name=f"rack-jokers-{SEED}-{i}",
+        )
+
+
+def _compare(spec: PositionSpec) -> Comparison:
+    position = spec.position()
+    ours, result = _ours(position)
+    published = their_answer(position, JokerModel.PUBLISHED)
+    # Without a joker the two set lists offer the same sets: no need to ask twice.
+    jokers = any(card.is_joker for card in position.hand)
+    widened = their_answer(position, JokerModel.ANYWHERE) if jokers else published
+    return Comparison(spec, ours, published, widened, _table_text(result))
+
+
+@pytest.fixture(scope="module")
+def rack_joker_runs() -> list[Comparison]:
+    return [_compare(spec) for spec in rack_joker_specs()]
+
+
+def test_sample_covers_the_issue(rack_joker_runs: list[Comparison]) -> None:
+    """≥ 200 positions, tables up to 90 tiles, racks up to 20, jokers, and some bites."""
+    specs = [c.spec for c in rack_joker_runs]
+    assert len(specs) >= 200
+    assert max(s.table_size for s in specs) <= 90
+    assert max(len(s.hand) for s in specs) <= 20
+    assert sum(s.table_size >= 70 for s in specs) >= 20
+    assert sum(len(s.hand) >= 15 for s in specs) >= 20
+    assert sum("JK" in s.hand for s in specs) >= 80
+    assert sum(c.ours > 0 for c in rack_joker_runs) >= 150
+    assert sum(c.bites for c in rack_joker_runs) >= 1
+
+
+def test_equal_where_the_rules_coincide(rack_joker_runs: list[Comparison]) -> None:
+    """Where the restriction does not bite, we place exactly as many tiles as rummikub-solver."""
+    bad = [c for c in rack_joker_runs if not c.bites and c.ours != c.published.count]
+    assert not bad, f"{len(bad)} disagreements:\n" + "\n".join(c.report() for c in bad)
+
+
+def test_at_least_as_many_where_the_restriction_bites(rack_joker_runs: list[Comparison]) -> None:
+    """Everywhere ours ≥ published, and ours equals the widened program (our rules exactly)."""
+    bad = [c for c in rack_joker_runs if c.ours < c.published.count or c.ours != c.widened.count]
+    assert not bad, f"{len(bad)} disagreements:\n" + "\n".join(c.report() for c in bad)
+
+
+# ------------------------------------------------------------------------------------------
+# Random positions with table jokers: bounds that hold under R5
+
+
+def table_joker_specs() -> Iterator[PositionSpec]:
+    rng = random.Random(SEED + 1)
+    for i in range(N_TABLE_JOKERS):
+        on_table = rng.randint(1, 2)
+        yield random_position(
+            rng,
+            "rummikub",
+            table_size=(6, 90),
+            hand_size=(1, 20),
+            table_jokers=on_table,
+            hand_jokers=rng.randint(0, 2 - on_table),
+            jokers_in_groups=False,  # a group joker stands for a rank, with no single twin
+            players=4,
+            turn=OPENED,
+            name=f"table-jokers-{SEED}-{i}",
+        )
+
+
+@pytest.mark.parametrize("spec", list(table_joker_specs()), ids=lambda s: s.name)
+def test_table_jokers_within_bounds(spec: PositionSpec) -> None:
+    """fixed-table-jokers (never releasing) ≤ ours ≤ free table jokers (both widened)."""
+    position = spec.position()
+    assert any("JK=" in code for meld in spec.table for code in meld)
+    ours, result = _ours(position)
+    low = their_answer(position, JokerModel.TABLE_JOKERS_FIXED)
+    high = their_answer(position, JokerModel.ANYWHERE)
+    assert low.count <= ours <= high.count, (
+        f"{spec.describe()}\n  ours: {ours} -> {_table_text(result)}\n"
+        f"  {low.describe()}\n  {high.describe()}"
+    )

@@ -1,0 +1,254 @@
+"""SPEC §5: malformed requests are INVALID_ARGUMENT with a BadRequest naming each bad field;
+unimplemented RPCs say so; bounds give clear statuses; a bug is INTERNAL, never a crash."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from carrossel.v1 import fishing_pb2, rulesets_pb2, rummy_pb2
+from service.handlers import validate_move
+
+
+def position(**overrides: Any) -> rummy_pb2.RummyPosition:
+    fields: dict[str, Any] = {
+        "ruleset": "carrossel",
+        "players": 2,
+        "table": [rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])],
+        "hand": ["6H", "9D"],
+        "turn": rummy_pb2.Turn(cards_drawn=1),
+    }
+    fields.update(overrides)
+    return rummy_pb2.RummyPosition(**fields)
+
+
+def same_table_move() -> rummy_pb2.RummyMove:
+    return rummy_pb2.RummyMove(table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])])
+
+
+def call_error(call: Callable[..., Any], request: Any) -> grpc.RpcError:
+    with pytest.raises(grpc.RpcError) as info:
+        call(request, timeout=10)
+    error = info.value
+    assert isinstance(error, grpc.RpcError)
+    return error
+
+
+def field_violations(error: grpc.RpcError) -> dict[str, str]:
+    """The BadRequest detail of an INVALID_ARGUMENT error, as {field: description}."""
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT, error.details()
+    status = rpc_status.from_call(error)
+    assert status is not None, "no google.rpc.Status in the trailers"
+    found: dict[str, str] = {}
+    for detail in status.details:
+        bad = error_details_pb2.BadRequest()
+        if detail.Unpack(bad):
+            found.update({v.field: v.description for v in bad.field_violations})
+    assert found, "no BadRequest detail"
+    return found
+
+
+def validate(stub: Any, pos: rummy_pb2.RummyPosition, move: rummy_pb2.RummyMove | None = None
+             ) -> dict[str, str]:
+    request = rummy_pb2.ValidateMoveRequest(position=pos, move=move or same_table_move())
+    return field_violations(call_error(stub.ValidateMove, request))
+
+
+def test_bad_card_code_in_hand(rummy_stub: Any) -> None:
+    found = validate(rummy_stub, position(hand=["6H", "9D", "6H", "ZZ"]))
+    assert list(found) == ["position.hand[3]"]
+    assert "'ZZ'" in found["position.hand[3]"]
+
+
+def test_bad_card_code_on_the_table(rummy_stub: Any) -> None:
+    pos = position(table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"]),
+                          rummy_pb2.Meld(cards=["5C", "5X", "5S"])])
+    found = validate(rummy_stub, pos)
+    assert "position.table[1].cards[1]" in found
+    assert "'5X'" in found["position.table[1].cards[1]"]
+
+
+def test_bad_card_code_in_the_move(rummy_stub: Any) -> None:
+    move = rummy_pb2.RummyMove(table=[rummy_pb2.Meld(cards=["6H", "7H", "8S", "JK=9", "10Q"])])
+    found = validate(rummy_stub, position(), move)
+    assert "move.table[0].cards[4]" in found
+    assert "'10Q'" in found["move.table[0].cards[4]"]
+
+
+def test_every_bad_field_is_reported(rummy_stub: Any) -> None:
+    found = validate(rummy_stub, position(hand=["XX", "6H", "YY"]))
+    assert {"position.hand[0]", "position.hand[2]"} <= set(found)
+
+
+def test_unknown_ruleset(rummy_stub: Any) -> None:
+    found = validate(rummy_stub, position(ruleset="canasta"))
+    assert "position.ruleset" in found
+    assert "canasta" in found["position.ruleset"]
+
+
+def test_fishing_ruleset_on_the_rummy_service(rummy_stub: Any) -> None:
+    found = validate(rummy_stub, position(ruleset="carosello"))
+    assert "position.ruleset" in found
+
+
+@pytest.mark.parametrize("players", [0, 1, 6, -3])
+def test_players_out_of_range(rummy_stub: Any, players: int) -> None:
+    found = validate(rummy_stub, position(players=players))
+    assert "position.players" in found
+
+
+def test_too_many_copies_of_a_card(rummy_stub: Any) -> None:
+    # Two players play carrossel with one deck: a second 7H cannot exist.
+    found = validate(rummy_stub, position(hand=["7H", "9D"]))
+    assert any(field.startswith("position") for field in found)
+    assert any("7H" in text for text in found.values())
+
+
+def test_invalid_meld_in_the_positions_table(rummy_stub: Any) -> None:
+    pos = position(table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"]),
+                          rummy_pb2.Meld(cards=["2C", "9D", "KS"])])
+    found = validate(rummy_stub, pos)
+    assert "position.table[1]" in found
+
+
+def test_missing_position(rummy_stub: Any) -> None:
+    request = rummy_pb2.ValidateMoveRequest(move=same_table_move())
+    found = field_violations(call_error(rummy_stub.ValidateMove, request))
+    assert "position" in found
+
+
+def test_solve_move_checks_its_numbers(rummy_stub: Any) -> None:
+    request = rummy_pb2.SolveMoveRequest(position=position(players=9), max_moves=-1,
+                                         time_limit_ms=-5)
+    found = field_violations(call_error(rummy_stub.SolveMove, request))
+    assert {"max_moves", "time_limit_ms", "position.players"} <= set(found)
+
+
+def test_check_knock_checks_the_optional_move(rummy_stub: Any) -> None:
+    request = rummy_pb2.CheckKnockRequest(
+        position=position(), move=rummy_pb2.RummyMove(table=[rummy_pb2.Meld(cards=["QQ"])])
+    )
+    found = field_violations(call_error(rummy_stub.CheckKnock, request))
+    assert "move.table[0].cards[0]" in found
+
+
+def test_score_round_checks_hands_and_players(rummy_stub: Any) -> None:
+    request = rummy_pb2.ScoreRoundRequest(
+        ruleset="carrossel",
+        players=3,
+        end=rummy_pb2.ROUND_END_KNOCK,
+        ender=5,
+        hands=[rummy_pb2.Hand(cards=["AS"]), rummy_pb2.Hand(cards=["1S"])],
+        totals_before=[1, 2],
+    )
+    found = field_violations(call_error(rummy_stub.ScoreRound, request))
+    assert {"hands", "hands[1].cards[0]"} <= set(found)
+
+
+@pytest.mark.parametrize(
+    ("method", "request_message", "issue"),
+    [
+        ("ValidateMove", rummy_pb2.ValidateMoveRequest(position=position(),
+                                                       move=same_table_move()), "3"),
+        ("SolveMove", rummy_pb2.SolveMoveRequest(position=position()), "4"),
+        ("CheckKnock", rummy_pb2.CheckKnockRequest(position=position()), "4"),
+        (
+            "ScoreRound",
+            rummy_pb2.ScoreRoundRequest(
+                ruleset="carrossel",
+                players=2,
+                end=rummy_pb2.ROUND_END_WENT_OUT,
+                ender=0,
+                hands=[rummy_pb2.Hand(), rummy_pb2.Hand(cards=["KS", "JK"])],
+            ),
+            "5",
+        ),
+    ],
+)
+def test_well_formed_requests_to_unlanded_rpcs_are_unimplemented(
+    rummy_stub: Any, method: str, request_message: Any, issue: str
+) -> None:
+    if _implemented(method):
+        pytest.skip(f"{method} has landed")
+    error = call_error(getattr(rummy_stub, method), request_message)
+    assert error.code() is grpc.StatusCode.UNIMPLEMENTED
+    assert error.details() == f"{method} is not implemented yet (issue {issue})."
+
+
+def _implemented(method: str) -> bool:
+    """True once an RPC's handler module no longer aborts with UNIMPLEMENTED."""
+    import importlib
+    import inspect
+
+    module_name = {"ValidateMove": "validate_move", "SolveMove": "solve_move",
+                   "CheckKnock": "check_knock", "ScoreRound": "score_round"}[method]
+    module = importlib.import_module(f"service.handlers.{module_name}")
+    return "abort_unimplemented" not in inspect.getsource(module)
+
+
+@pytest.mark.parametrize(
+    ("method", "request_message"),
+    [
+        ("ValidatePlay", fishing_pb2.ValidatePlayRequest()),
+        ("SolvePlay", fishing_pb2.SolvePlayRequest()),
+        ("ScoreDeal", fishing_pb2.ScoreDealRequest()),
+    ],
+)
+def test_fishing_rpcs_are_unimplemented(
+    fishing_stub: Any, method: str, request_message: Any
+) -> None:
+    error = call_error(getattr(fishing_stub, method), request_message)
+    assert error.code() is grpc.StatusCode.UNIMPLEMENTED
+    assert "fishing games are not implemented yet" in (error.details() or "")
+
+
+def test_oversized_message_is_resource_exhausted(rummy_stub: Any) -> None:
+    huge = position(hand=["7H" * (5 * 1024 * 1024 // 2)])
+    request = rummy_pb2.ValidateMoveRequest(position=huge, move=same_table_move())
+    error = call_error(rummy_stub.ValidateMove, request)
+    assert error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def test_too_many_card_codes_is_invalid_argument(rummy_stub: Any) -> None:
+    found = validate(rummy_stub, position(hand=["7H"] * 5000))
+    assert "position" in found
+    assert "at most" in found["position"]
+
+
+def test_a_huge_bad_code_is_quoted_briefly(rummy_stub: Any) -> None:
+    found = validate(rummy_stub, position(hand=["Z" * 100_000]))
+    assert len(found["position.hand[0]"]) <= 200
+
+
+def test_unexpected_exception_is_internal_and_the_server_survives(
+    rummy_stub: Any, rulesets_stub: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(request: Any, context: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(validate_move, "handle", broken)
+    request = rummy_pb2.ValidateMoveRequest(position=position(), move=same_table_move())
+    error = call_error(rummy_stub.ValidateMove, request)
+    assert error.code() is grpc.StatusCode.INTERNAL
+    assert "RuntimeError" in (error.details() or "")
+    reply = rulesets_stub.ListRulesets(rulesets_pb2.ListRulesetsRequest(), timeout=5)
+    assert len(reply.rulesets) == 10
+
+
+def test_invalid_request_raised_by_a_handler_becomes_bad_request(
+    rummy_stub: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from solver.errors import FieldProblem, InvalidRequest
+
+    def picky(request: Any, context: Any) -> Any:
+        raise InvalidRequest([FieldProblem("move.discard", "no discard in carrossel")])
+
+    monkeypatch.setattr(validate_move, "handle", picky)
+    request = rummy_pb2.ValidateMoveRequest(position=position(), move=same_table_move())
+    found = field_violations(call_error(rummy_stub.ValidateMove, request))
+    assert found == {"move.discard": "no discard in carrossel"}

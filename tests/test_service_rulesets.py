@@ -1,0 +1,147 @@
+"""ListRulesets serves the ten rulesets of SPEC §1 with their parameters."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import pytest
+
+from carrossel.v1 import rulesets_pb2, rulesets_pb2_grpc, rummy_pb2
+from service.convert import enum_to_proto
+from solver import rulesets as domain
+from solver.violations import ViolationCode
+
+SPEC_IDS = [
+    "carrossel",
+    "mexe-mexe",
+    "vatikan",
+    "shangai",
+    "manipulation",
+    "rummikub",
+    "carioca",
+    "carosello",
+    "carrusel",
+    "karusele",
+]
+
+
+@pytest.fixture(scope="module")
+def rulesets(
+    rulesets_stub: rulesets_pb2_grpc.RulesetServiceStub,
+) -> dict[str, rulesets_pb2.Ruleset]:
+    reply = rulesets_stub.ListRulesets(rulesets_pb2.ListRulesetsRequest(), timeout=5)
+    return {r.id: r for r in reply.rulesets}
+
+
+def test_the_ten_ids_of_spec_section_1(rulesets: dict[str, rulesets_pb2.Ruleset]) -> None:
+    assert list(rulesets) == SPEC_IDS
+
+
+def test_every_ruleset_has_its_basic_parameters(
+    rulesets: dict[str, rulesets_pb2.Ruleset],
+) -> None:
+    for r in rulesets.values():
+        assert r.name and r.description and "\n" not in r.description
+        assert r.family != rulesets_pb2.FAMILY_UNSPECIFIED
+        assert r.wild_kind != rulesets_pb2.WILD_KIND_UNSPECIFIED
+        assert r.sequence_suit_rule != rulesets_pb2.SEQUENCE_SUIT_RULE_UNSPECIFIED
+        assert r.ace_rule != rulesets_pb2.ACE_RULE_UNSPECIFIED
+        assert r.draw_rule != rulesets_pb2.DRAW_RULE_UNSPECIFIED
+        assert r.settlement != rulesets_pb2.SETTLEMENT_UNSPECIFIED
+        assert r.draw_rule_text and r.game_end_rule
+        assert 2 <= r.min_players <= r.max_players <= 5
+        assert [p.rank for p in r.card_points] == [
+            "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"
+        ]
+        if r.family == rulesets_pb2.FAMILY_FISHING:
+            assert [d.size for d in r.fishing.decks] == [56, 55, 54]
+            assert not r.decks
+        else:
+            assert r.decks and not r.HasField("fishing")
+
+
+def test_carrossel_parameters(rulesets: dict[str, rulesets_pb2.Ruleset]) -> None:
+    r = rulesets["carrossel"]
+    assert (r.min_players, r.max_players, r.hand_size) == (2, 5, 10)
+    assert [(d.min_players, d.max_players, d.decks, d.jokers, d.total_cards) for d in r.decks] == [
+        (2, 2, 1, 1, 53),
+        (3, 5, 2, 2, 106),
+    ]
+    assert r.wild_kind == rulesets_pb2.WILD_KIND_JOKERS
+    assert r.sequence_suit_rule == rulesets_pb2.SEQUENCE_SUIT_RULE_ANY_SUIT
+    assert r.ace_rule == rulesets_pb2.ACE_RULE_LOW_OR_HIGH
+    assert r.draw_rule == rulesets_pb2.DRAW_RULE_ONE_TO_THREE
+    assert r.max_new_melds_per_turn == 1 and not r.unlimited_new_melds
+    assert (r.knock_threshold, r.going_out_bonus, r.knock_bonus, r.joker_points) == (5, 25, 10, 25)
+    assert (r.game_target, r.game_target_bonus, r.round_won_bonus) == (150, 100, 25)
+    assert r.highest_total_wins
+    points = {p.rank: p.points for p in r.card_points}
+    assert points["A"] == 1 and points["7"] == 7 and points["10"] == 10 and points["K"] == 10
+
+
+def test_rummikub_parameters(rulesets: dict[str, rulesets_pb2.Ruleset]) -> None:
+    r = rulesets["rummikub"]
+    assert r.unlimited_new_melds and r.max_new_melds_per_turn == 0
+    assert r.opening_min_points == 30
+    assert r.sequence_suit_rule == rulesets_pb2.SEQUENCE_SUIT_RULE_SAME_SUIT
+    assert {c.name: c.suit for c in r.colours} == {
+        "black": "S", "blue": "C", "orange": "D", "red": "H"
+    }
+
+
+def test_carioca_contracts(rulesets: dict[str, rulesets_pb2.Ruleset]) -> None:
+    r = rulesets["carioca"]
+    assert [(c.deal, c.trios, c.sequences, c.cards_dealt) for c in r.contracts] == [
+        (1, 2, 0, 11),
+        (2, 1, 1, 11),
+        (3, 0, 2, 11),
+        (4, 3, 0, 11),
+        (5, 2, 1, 11),
+        (6, 1, 2, 11),
+        (7, 0, 3, 12),
+    ]
+    assert r.last_deal_hand_size == 12 and r.joker_points == 50
+    assert r.decks[0].total_cards == 108
+
+
+@pytest.mark.parametrize(("ruleset", "suit"), [("carosello", "H"), ("carrusel", "C"),
+                                               ("karusele", "S")])
+def test_fishing_prize_suit_and_deal_points(
+    rulesets: dict[str, rulesets_pb2.Ruleset], ruleset: str, suit: str
+) -> None:
+    fishing = rulesets[ruleset].fishing
+    assert fishing.prize_suit == suit
+    assert [(d.size, d.table_cards, d.game_target) for d in fishing.decks] == [
+        (56, 8, 120), (55, 7, 90), (54, 6, 60)
+    ]
+    prizes = {p.code: p.points for p in fishing.deal_prizes}
+    assert prizes[f"2{suit}"] == 2 and prizes["10D"] == 2 and prizes["JK20"] == 10
+    # F9: with 56 cards the prizes add up to 30 (four aces at 1 each).
+    assert sum(prizes.values()) - prizes["ACE"] + 4 * prizes["ACE"] == 30
+    assert {v.card: v.value for v in fishing.special_values} == {
+        "JK20": 20, "JK15": 15, "JK11": 11
+    }
+
+
+@pytest.mark.parametrize(
+    ("domain_enum", "proto_enum", "prefix"),
+    [
+        (domain.Family, rulesets_pb2.Family, "FAMILY"),
+        (domain.WildKind, rulesets_pb2.WildKind, "WILD_KIND"),
+        (domain.SuitRule, rulesets_pb2.SequenceSuitRule, "SEQUENCE_SUIT_RULE"),
+        (domain.AceRule, rulesets_pb2.AceRule, "ACE_RULE"),
+        (domain.DrawRule, rulesets_pb2.DrawRule, "DRAW_RULE"),
+        (domain.Settlement, rulesets_pb2.Settlement, "SETTLEMENT"),
+        (ViolationCode, rummy_pb2.ViolationCode, "VIOLATION_CODE"),
+    ],
+)
+def test_every_domain_enum_member_has_a_proto_value(
+    domain_enum: type[Enum], proto_enum: object, prefix: str
+) -> None:
+    for member in domain_enum:
+        assert enum_to_proto(proto_enum, prefix, member) > 0  # type: ignore[arg-type]
+
+
+def test_violation_codes_keep_the_domain_numbers() -> None:
+    for member in ViolationCode:
+        assert rummy_pb2.ViolationCode.Value(f"VIOLATION_CODE_{member.name}") == member.value

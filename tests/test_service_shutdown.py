@@ -1,0 +1,85 @@
+"""`carrossel serve`: SIGTERM marks health NOT_SERVING, then the server stops gracefully."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import grpc
+import pytest
+from grpc_health.v1 import health, health_pb2
+
+from service.server import build_server
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_serving(port: int, timeout: float = 30.0) -> None:
+    from grpc_health.v1 import health_pb2_grpc
+
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while True:
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no SERVING health on port {port}")
+            time.sleep(0.1)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_signal_stops_the_server_gracefully(sig: signal.Signals) -> None:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_serving(port)
+        process.send_signal(sig)
+        _, stderr = process.communicate(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, stderr
+    assert "NOT_SERVING" in stderr
+    assert "carrossel stopped" in stderr
+    assert '"method": "/grpc.health.v1.Health/Check"' in stderr  # one JSON line per call
+
+
+def test_stop_marks_health_not_serving_first() -> None:
+    built = build_server("127.0.0.1:0")
+    request = health_pb2.HealthCheckRequest(service="carrossel.v1.RummyService")
+    assert built.health.Check(request, None).status == health_pb2.HealthCheckResponse.SERVING
+    stopped = built.stop(grace=1.0)
+    assert built.health.Check(request, None).status == health_pb2.HealthCheckResponse.NOT_SERVING
+    assert stopped.wait(5)
+    assert health.SERVICE_NAME == "grpc.health.v1.Health"
+
+
+def test_port_zero_returns_the_bound_port() -> None:
+    from service.server import create_server
+
+    server, port = create_server("127.0.0.1:0")
+    try:
+        assert port > 0
+        with socket.create_connection(("127.0.0.1", port), timeout=2):
+            pass
+    finally:
+        server.stop(None)

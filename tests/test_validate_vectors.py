@@ -1,0 +1,27 @@
+"""Every ValidateMove vector (tests/vectors/validate/*.toml) judged by ``validate_move``."""
+
+from __future__ import annotations
+
+import pytest
+
+from solver.validate import validate_move
+from tests.validate_vectors import Case, all_params, check, parse
+
+
+@pytest.mark.parametrize("case", all_params())
+def test_vector(case: Case) -> None:
+    parsed = parse(case)
+    verdict = validate_move(parsed.position, parsed.move)
+    effects = {
+        "played": [c.code for c in verdict.played],
+        "hand_after": [c.code for c in verdict.hand_after],
+        "hand_points_after": verdict.hand_points_after,
+        "went_out": verdict.went_out,
+        "knock_eligible": verdict.knock_eligible,
+        "table": [[tc.code for tc in meld] for meld in verdict.table],
+    }
+    check(case, verdict.legal, [v.code.name for v in verdict.violations], effects)
+    for violation in verdict.violations:
+        assert violation.rule.startswith("R"), violation
+        assert violation.message, violation
+        assert -1 <= violation.meld < len(parsed.move.table), violation
