@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from solver.cards import SUITS, SUIT_GLYPHS, Card, TableCard, WildValue, rank_name
+from solver.cards import SUIT_GLYPHS, SUITS, Card, TableCard, WildValue, rank_name
 from solver.rulesets import Ruleset, SuitRule, rank_of_position
 
 
@@ -170,12 +170,12 @@ def _group_of(ruleset: Ruleset, cards: Sequence[TableCard], rank: int) -> Readin
     # Naturals first, so that a duplicate 2 in a group of 2s becomes the wild one.
     for tc in cards:
         card = tc.card
-        if tc.value is None and card.is_ordinary and card.rank == rank:
-            if not distinct or card.suit not in taken:
-                taken.add(card.suit)
-                values.append(WildValue(rank, card.suit))
-                wild.append(False)
-                continue
+        fits = tc.value is None and card.is_ordinary and card.rank == rank
+        if fits and (not distinct or card.suit not in taken):
+            taken.add(card.suit)
+            values.append(WildValue(rank, card.suit))
+            wild.append(False)
+            continue
         values.append(None)
         wild.append(True)
     if all(wild):

@@ -22,7 +22,6 @@ natural card of its value played from the hand into a slot that continues its me
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
@@ -476,7 +475,7 @@ class TurnModel:
                 m.add(sum(reqs) <= self.handin.get((k, code), 0))
             # A slot holds a wild or releases one; pure natural melds live in the pool.
             releases = [self.relk[(i, k)] for i in self.releasable]
-            m.add(slot.wild_count + sum(releases) >= slot.act)
+            m.add(cp_model.LinearExpr.sum([slot.wild_count, *releases]) >= slot.act)
         if self.rs.wild_lineage:
             # R7: an unreleased wild ends in a meld that continues its original meld.
             for (i, k), fixed in self.fx.items():
@@ -522,7 +521,7 @@ class TurnModel:
                 if self.meld_count[M][card]
             )
             hand = self.hu.get(card, 0)
-            m.add(sum(placed) + kept == self.table_count[card] + hand)
+            m.add(cp_model.LinearExpr.sum(placed) + kept == self.table_count[card] + hand)
 
     def _build_turn_rules(self) -> None:
         m = self.model
@@ -585,6 +584,8 @@ class TurnModel:
         natural = sum(c.rank * v for c, v in self.hu.items() if c.is_ordinary)
         wild_runs = sum(rank_of_position(p) * (v) for s in self.slots for p, v in s.freep.items())
         wild_groups = sum(r * v for s in self.slots for r, v in s.freeg.items())
-        pool = sum(rank_of_position(p) * v for (p, _), v in self.run_free.items())
-        pool += sum(r * v for r, v in self.group_free.items())
+        pool = cp_model.LinearExpr.weighted_sum(
+            [*self.run_free.values(), *self.group_free.values()],
+            [rank_of_position(p) for p, _ in self.run_free] + list(self.group_free),
+        )
         return natural + wild_runs + wild_groups + pool

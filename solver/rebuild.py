@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
-
 from ortools.sat.python import cp_model
 
 from solver.cards import SUITS, Card, TableCard, WildValue
@@ -90,15 +88,15 @@ def _pool_runs(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> li
                 continue
             fillers: list[TableCard] = []
             for s in SUITS if suit is None else (suit,):
-                var = tm.run_fill.get((p, s))
-                if var is not None:
-                    fillers += [TableCard(Card(rank, s))] * _val(solver, var)
+                fill = tm.run_fill.get((p, s))
+                if fill is not None:
+                    fillers += [TableCard(Card(rank, s))] * _val(solver, fill)
             value = WildValue(rank, suit)
             for (i, p2, s2), var in tm.run_fixed.items():
                 if p2 == p and s2 == suit and _val(solver, var):
                     fillers.append(TableCard(tm.wilds[i].card, value))
-            var = tm.run_free.get((p, suit))
-            for _ in range(_val(solver, var) if var is not None else 0):
+            free_var = tm.run_free.get((p, suit))
+            for _ in range(_val(solver, free_var) if free_var is not None else 0):
                 fillers.append(TableCard(free.pop(0), value))
             # Naturals go first to the runs with the fewest naturals, so none is all wild.
             here.sort(key=lambda j: naturals_in[j])
@@ -122,17 +120,17 @@ def _pool_groups(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> 
         sizes.sort(reverse=True)
         suited: list[TableCard] = []  # naturals, then wilds standing for a given suit
         for s in SUITS:
-            var = tm.group_suits.get((rank, s))
-            if var is not None:
-                suited += [TableCard(Card(rank, s))] * _val(solver, var)
+            suit_var = tm.group_suits.get((rank, s))
+            if suit_var is not None:
+                suited += [TableCard(Card(rank, s))] * _val(solver, suit_var)
         loose: list[TableCard] = []
         for i, var in tm.group_fixed.items():
             if tm.wilds[i].value.rank == rank and _val(solver, var):
                 w = tm.wilds[i]
                 tc = TableCard(w.card, WildValue(rank, w.value.suit))
                 (suited if w.value.suit else loose).append(tc)
-        var = tm.group_free.get(rank)
-        for _ in range(_val(solver, var) if var is not None else 0):
+        free_var = tm.group_free.get(rank)
+        for _ in range(_val(solver, free_var) if free_var is not None else 0):
             loose.append(TableCard(free.pop(0), WildValue(rank, None)))
         suited.sort(key=lambda tc: (_suit_of(tc), tc.value is not None))
         suited.sort(key=lambda tc: -sum(1 for o in suited if _suit_of(o) == _suit_of(tc)))

@@ -116,7 +116,9 @@ class _Budget:
         solver.parameters.num_workers = 1  # deterministic: same request, same answer
         return solver
 
-    def record(self, solver: cp_model.CpSolver, status: int, primary: bool = True) -> None:
+    def record(
+        self, solver: cp_model.CpSolver, status: cp_model.CpSolverStatus, primary: bool = True
+    ) -> None:
         self.solves += 1
         self.conflicts += int(solver.num_conflicts)
         self.branches += int(solver.num_branches)
@@ -236,7 +238,7 @@ def _solve_lexicographic(
     budget.record(solver, status, primary=True)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
-    best = int(round(solver.objective_value))
+    best = round(solver.objective_value)
     tie = tm.model.clone()
     tie.add(expr == best)
     tie.minimize(tm.changed)

@@ -30,6 +30,32 @@ def _draws_ending_turn(rule: DrawRule) -> int | None:
     return None
 
 
+def _most_draws(rule: DrawRule) -> int | None:
+    """The most cards a turn may draw under the rule (None: no limit)."""
+    if rule is DrawRule.ONE_TO_THREE:
+        return 3
+    if rule in (DrawRule.EXACTLY_ONE, DrawRule.DRAW_OR_PLAY):
+        return 1
+    return None
+
+
+def pass_draw_violations(position: Position) -> list[Violation]:
+    """R8 for a pass: only a draw count the rule can never reach is wrong (the player then
+    draws or ends the turn, which the referee does not see)."""
+    ruleset = position.ruleset
+    drawn = position.turn.cards_drawn
+    most = _most_draws(ruleset.draw_rule)
+    if most is None or drawn <= most:
+        return []
+    return [
+        Violation(
+            ViolationCode.DRAW_RULE,
+            f"{ruleset.name}: {ruleset.draw_text}; {drawn} were drawn this turn (R8)",
+            "R8",
+        )
+    ]
+
+
 def draw_violations(position: Position) -> list[Violation]:
     """R8: may the player play at all, given the cards drawn this turn?"""
     ruleset = position.ruleset

@@ -40,6 +40,7 @@ from solver.turns import (
     knock_violations,
     opening_value_violations,
     opening_violations,
+    pass_draw_violations,
     search_violations,
 )
 from solver.violations import Violation, ViolationCode
@@ -106,7 +107,9 @@ def validate_move(
     laid_any = sum(flow.played.values()) > 0
     is_pass = not change.changed and not laid_any and not move.to_hand
     violations.extend(_play_violations(position, change, net, laid_any))
-    if not is_pass:
+    if is_pass:
+        violations.extend(pass_draw_violations(position))
+    else:
         violations.extend(draw_violations(position))
         violations.extend(opening_violations(position, change))
     if search_rules and (ruleset.must_play_if_able or ruleset.add_must_be_maximal):

@@ -46,14 +46,20 @@ def test_r8_draws_before_a_play(ruleset: str, drawn: int, stock_empty: bool,
     assert {v.code.name for v in verdict.violations} == codes
 
 
-@pytest.mark.parametrize(("ruleset", "drawn", "stock_empty", "codes"), DRAWS)
-def test_r8_a_pass_never_breaks_a_draw_rule(ruleset: str, drawn: int, stock_empty: bool,
-                                            codes: set[str]) -> None:
-    del codes
-    pos = _position(ruleset, drawn, stock_empty)
+@pytest.mark.parametrize(
+    ("ruleset", "drawn", "legal"),
+    [("carrossel", 0, True), ("carrossel", 3, True), ("carrossel", 4, False),
+     ("mexe-mexe", 0, True), ("mexe-mexe", 1, True), ("mexe-mexe", 2, False),
+     ("vatikan", 1, True), ("vatikan", 2, False), ("rummikub", 1, True),
+     ("shangai", 7, True)],
+)
+def test_r8_a_pass_breaks_only_an_impossible_draw_count(ruleset: str, drawn: int,
+                                                        legal: bool) -> None:
+    pos = _position(ruleset, drawn)
     verdict = validate_move(pos, parse_move(pos, [["4H", "5H", "6H"]]),
                             max_placed=lambda p, max_new_melds: 0)
-    assert verdict.legal
+    assert verdict.legal is legal
+    assert all(v.code is ViolationCode.DRAW_RULE for v in verdict.violations)
 
 
 class Oracle:

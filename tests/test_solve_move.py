@@ -1,0 +1,208 @@
+"""SolveMove and CheckKnock (issue 4): hand-made vectors per ruling, run in-process and
+through a real gRPC server, plus the shared behaviour of SPEC §5 (bad inputs, determinism,
+distinct moves, the fewest-melds-changed tie-break). The exhaustive evidence is in
+tests/test_solver_vs_bruteforce.py and tests/test_rummikub_solver_agreement.py."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
+from service.cli import main as cli_main
+from solver.position import Position, Turn, parse_position
+from solver.rulesets import RULESETS, DrawRule
+from solver.search import Objective, knock_reach, solve_move
+from solver.validate import validate_move
+
+VECTORS = Path(__file__).parent / "vectors" / "solve" / "solve.toml"
+CASES: list[dict[str, Any]] = tomllib.loads(VECTORS.read_text())["case"]
+_OBJ = {"most_cards": rummy_pb2.OBJECTIVE_MOST_CARDS, "fewest_points":
+        rummy_pb2.OBJECTIVE_FEWEST_POINTS, "go_out": rummy_pb2.OBJECTIVE_GO_OUT}
+
+
+def _turn(case: dict[str, Any]) -> dict[str, Any]:
+    if "turn" in case:
+        return dict(case["turn"])
+    rule = RULESETS[case["ruleset"]].draw_rule
+    drawn = 1 if rule in (DrawRule.ONE_TO_THREE, DrawRule.EXACTLY_ONE) else 0
+    return {"cards_drawn": drawn, "has_opened": True, "has_melded_sequence": True}
+
+
+def _position(case: dict[str, Any]) -> Position:
+    return parse_position(
+        case["ruleset"],
+        case.get("players", 2),
+        [meld.split() for meld in case["table"]],
+        case["hand"].split(),
+        Turn(**_turn(case)),
+    )
+
+
+def _check(expect: dict[str, Any], cards: int, points: int, went_out: bool) -> None:
+    assert cards == expect["cards"]
+    if "points" in expect:
+        assert points == expect["points"]
+    if "went_out" in expect:
+        assert went_out == expect["went_out"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c['rule']}-{c['id']}" for c in CASES])
+def test_vector_in_process(case: dict[str, Any]) -> None:
+    position = _position(case)
+    objective = Objective(case["objective"]) if "objective" in case else None
+    result = solve_move(position, objective, 3)
+    assert result.optimal
+    if case["expect"]["cards"] == 0:
+        assert result.moves == ()
+        return
+    best = result.moves[0]
+    _check(case["expect"], best.cards_played, best.verdict.hand_points_after,
+           best.verdict.went_out)
+    for solved in result.moves:  # every hint is a legal move (re-validated here too)
+        assert validate_move(position, solved.move).legal
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c['rule']}-{c['id']}" for c in CASES])
+def test_vector_through_grpc(case: dict[str, Any], rummy_stub: rummy_pb2_grpc.RummyServiceStub
+                             ) -> None:
+    request = rummy_pb2.SolveMoveRequest(
+        position=rummy_pb2.RummyPosition(
+            ruleset=case["ruleset"],
+            players=case.get("players", 2),
+            table=[rummy_pb2.Meld(cards=m.split()) for m in case["table"]],
+            hand=case["hand"].split(),
+            turn=rummy_pb2.Turn(**_turn(case)),
+        ),
+        objective=_OBJ.get(case.get("objective", ""), rummy_pb2.OBJECTIVE_UNSPECIFIED),
+        max_moves=2,
+        time_limit_ms=10_000,
+    )
+    response = rummy_stub.SolveMove(request, timeout=30)
+    assert response.optimal
+    if case["expect"]["cards"] == 0:
+        assert len(response.moves) == 0
+        return
+    best = response.moves[0]
+    _check(case["expect"], len(best.played), best.hand_points_after, best.went_out)
+    assert len({tuple(tuple(m.cards) for m in mv.move.table) for mv in response.moves}) == len(
+        response.moves
+    )
+
+
+def test_same_request_same_answer() -> None:
+    position = parse_position("carrossel", 3, [["7H", "8S", "JK=9"], ["5C", "5D", "5S"]],
+                              ["6C", "9D", "9S", "4H"], Turn(cards_drawn=1))
+    first = solve_move(position, None, 3)
+    again = solve_move(position, None, 3)
+    assert [m.move for m in first.moves] == [m.move for m in again.moves]
+
+
+def test_hint_disturbs_the_table_least() -> None:
+    # 3C extends 4-5-6 directly; no other meld needs to change (fewest melds changed).
+    position = parse_position(
+        "carrossel", 3, [["4H", "5S", "6D"], ["9C", "9D", "9S"], ["JH", "QH", "KH"]], ["3C"],
+        Turn(cards_drawn=1))
+    best = solve_move(position, Objective.MOST_CARDS).moves[0]
+    assert best.melds_changed == 1
+    assert sum(best.changed) == 1
+
+
+def test_moves_are_distinct_and_best_first() -> None:
+    position = parse_position("carrossel", 2, [["4H", "5S", "6D"]], ["3C", "7H", "KD"],
+                              Turn(cards_drawn=1))
+    result = solve_move(position, Objective.MOST_CARDS, 5)
+    played = [m.cards_played for m in result.moves]
+    assert played == sorted(played, reverse=True)
+    tables = [tuple(sorted(tuple(tc.code for tc in meld) for meld in m.move.table))
+              for m in result.moves]
+    assert len(set(tables)) == len(tables)
+
+
+def test_check_knock_without_a_move_r10() -> None:
+    position = parse_position("carrossel", 2, [["6H", "7S", "8D"]], ["9H", "AC"],
+                              Turn(cards_drawn=1))
+    reach = knock_reach(position)
+    assert reach.best_hand_points == 1 and reach.can_knock and not reach.can_go_out
+    assert reach.witness is not None and reach.witness.verdict.knock_eligible
+
+
+def test_check_knock_when_going_out_is_also_possible_r10() -> None:
+    # Both cards fit, so going out (0 points) is best; laying 10S alone leaves 4C
+    # (4 points), so a knock is reachable too.
+    position = parse_position("carrossel", 2, [["7H", "8S", "9D"], ["AC", "2C", "3C"]],
+                              ["10S", "4C"], Turn(cards_drawn=1))
+    reach = knock_reach(position)
+    assert reach.best_hand_points == 0
+    assert reach.can_knock and reach.can_go_out
+
+
+def test_check_knock_grpc(rummy_stub: rummy_pb2_grpc.RummyServiceStub) -> None:
+    position = rummy_pb2.RummyPosition(
+        ruleset="carrossel", players=2, table=[rummy_pb2.Meld(cards=["6H", "7S", "8D"])],
+        hand=["9H", "AC"], turn=rummy_pb2.Turn(cards_drawn=1))
+    reach = rummy_stub.CheckKnock(rummy_pb2.CheckKnockRequest(position=position), timeout=30)
+    assert reach.best_hand_points == 1 and reach.can_knock and not reach.can_go_out
+    assert reach.witness.table
+    with_move = rummy_stub.CheckKnock(rummy_pb2.CheckKnockRequest(
+        position=position, move=rummy_pb2.RummyMove(
+            table=[rummy_pb2.Meld(cards=["6H", "7S", "8D", "9H"])], knock=True)), timeout=30)
+    assert with_move.eligible and with_move.hand_points == 1
+    too_many = rummy_stub.CheckKnock(rummy_pb2.CheckKnockRequest(
+        position=rummy_pb2.RummyPosition(
+            ruleset="carrossel", players=2, table=[rummy_pb2.Meld(cards=["6H", "7S", "8D"])],
+            hand=["9H", "KC"], turn=rummy_pb2.Turn(cards_drawn=1)),
+        move=rummy_pb2.RummyMove(table=[rummy_pb2.Meld(cards=["6H", "7S", "8D", "9H"])])),
+        timeout=30)
+    assert not too_many.eligible and "10 points" in too_many.reason
+
+
+def _bad_request(call: Any, request: Any) -> list[str]:
+    with pytest.raises(grpc.RpcError) as info:
+        call(request, timeout=30)
+    assert info.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    status = rpc_status.from_call(info.value)
+    assert status is not None
+    detail = error_details_pb2.BadRequest()
+    status.details[0].Unpack(detail)
+    return [v.field for v in detail.field_violations]
+
+
+def test_solve_move_bad_inputs(rummy_stub: rummy_pb2_grpc.RummyServiceStub) -> None:
+    position = rummy_pb2.RummyPosition(ruleset="carrossel", players=2, hand=["3C", "XX"],
+                                       turn=rummy_pb2.Turn(cards_drawn=1))
+    fields = _bad_request(rummy_stub.SolveMove, rummy_pb2.SolveMoveRequest(
+        position=position, max_moves=99))
+    assert "max_moves" in fields and "position.hand[1]" in fields
+    fields = _bad_request(rummy_stub.SolveMove, rummy_pb2.SolveMoveRequest(
+        position=rummy_pb2.RummyPosition(ruleset="carrossel", players=3, hand=["3C"],
+                                         table=[rummy_pb2.Meld(cards=["3H", "3H", "3S"])])))
+    assert fields == ["position.table[0]"]
+    fields = _bad_request(rummy_stub.CheckKnock, rummy_pb2.CheckKnockRequest(
+        position=rummy_pb2.RummyPosition(ruleset="nope", players=2)))
+    assert fields == ["position.ruleset"]
+
+
+def test_tiny_time_limit_answers_without_hanging(
+        rummy_stub: rummy_pb2_grpc.RummyServiceStub) -> None:
+    request = rummy_pb2.SolveMoveRequest(
+        position=rummy_pb2.RummyPosition(
+            ruleset="carrossel", players=3, hand=["3C", "4C", "5C", "JK"],
+            table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])], turn=rummy_pb2.Turn(cards_drawn=1)),
+        time_limit_ms=1)
+    response = rummy_stub.SolveMove(request, timeout=10)
+    assert response.stats.status  # an answer (possibly not optimal), never a hang
+
+
+def test_cli_hint(capsys: pytest.CaptureFixture[str]) -> None:
+    code = cli_main(["hint", "carrossel", "--table", "7H 8S JK=9", "--hand", "5C 9D", "-n", "2"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "5C JK=6 7H 8S 9D" in out and "goes out" in out
+    assert cli_main(["hint", "carrossel", "--table", "7H 8S JK=9", "--hand", "5C"]) == 1
