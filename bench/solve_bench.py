@@ -138,11 +138,11 @@ def _mismatch(spec: PositionSpec, ours: int, theirs: str) -> str:
     return f"{spec.describe()}\n    ours places {ours}; {theirs}"
 
 
-def report(rows: Sequence[Row], n: int, out: TextIO) -> None:
+def report(rows: Sequence[Row], out: TextIO) -> None:
     """The two tables: our percentiles, then the comparison with rummikub-solver."""
     say: Callable[[str], None] = lambda line: print(line, file=out)  # noqa: E731
     say("")
-    say("solve_move wall time per position (ms); CP-SAT 1 worker")
+    say("solve_move wall time per position (ms)")
     say(
         f"{'ruleset':<10} {'size':<6} {'tables':>7} {'n':>4} {'p50':>8} {'p90':>8} {'p99':>8} "
         f"{'max':>8} {'not optimal':>12}"
@@ -209,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         file=out,
     )
     rows = run(args.n, args.seed, args.time_limit_ms, rulesets, sizes, not args.no_reference, out)
-    report(rows, args.n, out)
+    report(rows, out)
     failed = any(row.unexplained for row in rows)
     if args.strict:
         failed = failed or any(row.not_optimal for row in rows)

@@ -19,9 +19,10 @@ MeldKey = tuple[str, ...]
 
 
 def meld_key(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldKey:
-    """The identity of a meld: its card codes, sorted when its natural cards share a rank."""
+    """The identity of a meld: its card codes, sorted when it can only be a group (its cards
+    that cannot be wild share one rank): a group's order means nothing (R3)."""
     codes = tuple(tc.card.code for tc in cards)
-    ranks = {tc.card.rank for tc in cards if not ruleset.is_always_wild(tc.card)}
+    ranks = {tc.card.rank for tc in cards if not ruleset.is_wild_card(tc.card)}
     return tuple(sorted(codes)) if len(ranks) <= 1 else codes
 
 

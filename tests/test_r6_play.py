@@ -50,3 +50,9 @@ def test_r6_every_violation_is_reported_not_just_the_first() -> None:
     codes = {v.code.name for v in validate_move(pos, mv).violations}
     assert codes == {"TABLE_CARD_REMOVED", "CARD_NOT_IN_HAND", "TOO_MANY_NEW_MELDS",
                      "INVALID_MELD", "DRAW_RULE"}
+
+
+def test_r6_reordering_a_group_with_a_wild_2_is_a_pass() -> None:
+    pos = parse_position("mexe-mexe", 2, melds("2H 7S 7D"), ["KC"], Turn(cards_drawn=1))
+    verdict = validate_move(pos, parse_move(pos, melds("7S 2H 7D")))
+    assert verdict.legal and not verdict.played

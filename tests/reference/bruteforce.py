@@ -22,9 +22,10 @@ play (SPEC §4) plus, in mexe-mexe only, the wild 2s taken back to the hand (R5)
      as a natural card and as a wild standing for itself. At least one natural card (R4).
    - *groups* (R3): every rank, every set of distinct natural suits, every multiset of wild
      cards, ``group_min``..``group_max`` cards (never more than 4), at least one natural card;
-     each wild written ``=rank`` or ``=rank+suit`` for each suit missing from the group
-     (suited values distinct). These are all the values a wild can take in a group (R4), so a
-     wild whose value carries a suit (from a same-suit sequence) can keep it there.
+     each wild written ``=rank``, and where sequences are same-suit also ``=rank+suit`` for
+     each suit missing from the group (suited values distinct). These are all the values a
+     wild can take in a group (R4): only a wild that stood in a same-suit sequence carries a
+     suit, and it may keep it in a group; elsewhere a wild's value is its rank alone.
      A group's cards are written in one canonical order: the rulings give a group no order.
 
    Every wild is annotated, so each meld has exactly one reading (SPEC §2).
@@ -66,7 +67,7 @@ import itertools
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from solver.cards import SUITS, Card, TableCard, WildValue
 from solver.position import Meld, Move, Position
@@ -139,13 +140,15 @@ def _groups(ruleset: Ruleset, available: Counter[Card]) -> Iterator[tuple[TableC
     """Every group (R3) writable with ``available``, every value its wilds can take (R4)."""
     wilds = sorted(c for c in available if ruleset.is_wild_card(c))
     top = min(ruleset.group_max, len(SUITS))
+    suited = ruleset.sequence_suits is SuitRule.SAME_SUIT
     for rank in range(1, 14):
         suits_here = sorted({c.suit for c in available if c.is_ordinary and c.rank == rank})
         for n_nat in range(1, min(len(suits_here), top) + 1):
             for nat_suits in itertools.combinations(suits_here, n_nat):
                 natural_cards = [Card(rank, s) for s in nat_suits]
                 left = available - Counter(natural_cards)
-                missing = [s for s in SUITS if s not in nat_suits]
+                # A wild's value carries a suit only where sequences are same-suit (R4).
+                missing = [s for s in SUITS if s not in nat_suits] if suited else []
                 for n_wild in range(max(0, ruleset.group_min - n_nat), top - n_nat + 1):
                     pool = [w for w in wilds if left[w] > 0]
                     for chosen in itertools.combinations_with_replacement(pool, n_wild):
@@ -190,8 +193,7 @@ def catalogue(ruleset: Ruleset, available: Counter[Card]) -> list[CatalogueMeld]
 # After-tables and candidate moves
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     """One candidate move with the effects the optima are computed from."""
 
     move: Move
@@ -303,39 +305,58 @@ def candidates(position: Position) -> Iterator[Candidate]:
     }
     lo = {c: (0 if c in to_hand_ok else table_counts[c]) for c in available}
     hi = {c: table_counts[c] + hand_counts[c] for c in available}
+    wild = {c for c in available if ruleset.is_wild_card(c)}
     before_wilds = wild_values(ruleset, position.table)
     n_before = len(position.table)
-    wild = {c for c in available if ruleset.is_wild_card(c)}
+    # Work on card-type indices: t, h = copies on the table and in the hand.
+    types = sorted(available)
+    index = {c: i for i, c in enumerate(types)}
+    t = [table_counts[c] for c in types]
+    h = [hand_counts[c] for c in types]
+    points = [ruleset.points(c) for c in types]
+    uses = [[(index[c], k) for c, k in m.counts] for m in melds]
+    meld_wilds = [[(tc.card, tc.value) for tc in m.cards if tc.value is not None] for m in melds]
     for chosen in _table_multisets(melds, lo, hi, wild):
-        after = Counter[Card]()
+        after = [0] * len(types)
         for i in chosen:
-            for c, k in melds[i].counts:
+            for c, k in uses[i]:
                 after[c] += k
-        # For each card: p = t - k + j with k the copies taken back, j the copies laid.
+        # For each card type: after = t - back + played, 0 <= back <= t (mexe-mexe 2s), and
+        # 0 <= played <= h.
         splits: list[list[tuple[int, int]]] = []
-        cards = sorted(available)
-        for c in cards:
-            t, h, p = table_counts[c], hand_counts[c], after[c]
-            if c in to_hand_ok:
-                splits.append([(p - t + k, k) for k in range(0, t + 1) if 0 <= p - t + k <= h])
+        for c, card in enumerate(types):
+            if card in to_hand_ok:
+                splits.append(
+                    [
+                        (after[c] - t[c] + k, k)
+                        for k in range(t[c] + 1)
+                        if 0 <= after[c] - t[c] + k <= h[c]
+                    ]
+                )
             else:
-                splits.append([(p - t, 0)])
+                splits.append([(after[c] - t[c], 0)])
         table = tuple(melds[i].cards for i in chosen)
-        after_wilds = [(tc.card, tc.value) for meld in table for tc in meld if tc.value is not None]
+        after_wilds = [w for i in chosen for w in meld_wilds[i]]
+        kept = keeps_wild_values(before_wilds, after_wilds)
         for combo in itertools.product(*splits):
-            played = Counter({c: j for c, (j, _) in zip(cards, combo, strict=True) if j})
-            back = Counter({c: k for c, (_, k) in zip(cards, combo, strict=True) if k})
-            if not played:
+            if not any(j for j, _ in combo):
                 continue  # no hand card laid: a pass, not a play (R6)
-            hand_after = hand_counts - played + back
-            kept = keeps_wild_values(before_wilds, after_wilds) and not back
+            played: list[Card] = []
+            back: list[Card] = []
+            left: list[Card] = []
+            points_after = 0
+            for card, (j, k), held, value in zip(types, combo, h, points, strict=True):
+                played += [card] * j
+                back += [card] * k
+                left += [card] * (held - j + k)
+                points_after += value * (held - j + k)
             yield Candidate(
-                move=Move(table, tuple(sorted(back.elements()))),
-                played=tuple(sorted(played.elements())),
-                hand_after=tuple(sorted(hand_after.elements())),
-                points_after=ruleset.hand_points(hand_after.elements()),
+                move=Move(table, tuple(back)),
+                played=tuple(played),
+                hand_after=tuple(left),
+                points_after=points_after,
                 new_melds=len(table) - n_before,
-                releases=not kept,
+                releases=not kept or bool(back),
             )
 
 
