@@ -205,7 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = sys.stdout
     print(
         f"bench: seed {args.seed}, n {args.n} per size, time limit {args.time_limit_ms} ms, "
-        f"python {platform.python_version()}, {os.cpu_count()} cpus, {platform.machine()}",
+        f"python {platform.python_version()}, {os.cpu_count()} cpus, {platform.machine()}, "
+        f"load average {os.getloadavg()[0]:.1f}",
         file=out,
     )
     rows = run(args.n, args.seed, args.time_limit_ms, rulesets, sizes, not args.no_reference, out)

@@ -114,9 +114,8 @@ def validate_move(
         violations.extend(opening_violations(position, change))
     if search_rules and (ruleset.must_play_if_able or ruleset.add_must_be_maximal):
         oracle = max_placed or _default_oracle()
-        if oracle is not None:
-            is_add = not is_pass and net <= 0 and played_count > 0
-            violations.extend(search_violations(position, is_pass, is_add, played_count, oracle))
+        is_add = not is_pass and net <= 0 and played_count > 0
+        violations.extend(search_violations(position, is_pass, is_add, played_count, oracle))
 
     played = flow.played_cards
     hand_after = Counter(position.hand)
@@ -133,18 +132,15 @@ def validate_move(
         hand_after=hand_cards,
         hand_points_after=points,
         went_out=played_count > 0 and not hand_cards,
-        knock_eligible=knock_eligible(ruleset, played_count, points)
-        and all(v.code is ViolationCode.KNOCK_NOT_ALLOWED for v in violations),
+        knock_eligible=legal and knock_eligible(ruleset, played_count, points),
         table=chosen.table,
     )
 
 
-def _default_oracle() -> PlacedOracle | None:
+def _default_oracle() -> PlacedOracle:
     """``solver.search.max_cards_placed``, imported late: the search imports this module."""
-    try:
-        from solver import search
-    except ImportError:  # the search has not landed yet: the two rules are skipped
-        return None
+    from solver import search
+
     oracle: PlacedOracle = search.max_cards_placed
     return oracle
 

@@ -210,7 +210,7 @@ class WildAccounting:
                     out.extend(slots)
         return out
 
-    def _fits(self, wild: BeforeWild, slot: Slot) -> tuple[bool, tuple[int, str] | None]:
+    def value_fits(self, wild: BeforeWild, slot: Slot) -> tuple[bool, tuple[int, str] | None]:
         """Does the slot keep the wild's value? Also the suit it would claim in a group."""
         j, k = slot
         meld = self.after[j]
@@ -243,7 +243,7 @@ class WildAccounting:
             if self.after[j].reading is None:
                 free.append(Option(Fate.SLOT, dest=slot))  # INVALID_MELD says it all
                 continue
-            fits, carried = self._fits(wild, slot)
+            fits, carried = self.value_fits(wild, slot)
             kept = False
             if fits:
                 if not lineage:
@@ -251,14 +251,12 @@ class WildAccounting:
                     kept = carried is None
                 elif (wild.meld, j) in self.possible:
                     free.append(Option(Fate.SLOT, dest=slot, carried=carried, link=(wild.meld, j)))
-            if not kept:
-                # Released, it may stand for anything here.
-                free.extend(
-                    Option(Fate.SLOT, dest=slot, releaser=r, link=(wild.meld, r[0]))
-                    for r in releasers
-                )
             if kept:
-                continue
+                continue  # releasing it here would gain nothing
+            # Released, it may stand for anything here.
+            free.extend(
+                Option(Fate.SLOT, dest=slot, releaser=r, link=(wild.meld, r[0])) for r in releasers
+            )
             code = (
                 ViolationCode.WILD_MOVED if fits and lineage else ViolationCode.WILD_VALUE_CHANGED
             )
@@ -359,7 +357,7 @@ class WildAccounting:
                 "stays in its own meld until it is replaced (R7)"
             )
             return Violation(ViolationCode.WILD_MOVED, text, "R7", j, (wild.card.code,))
-        fits, _ = self._fits(wild, option.dest)
+        fits, _ = self.value_fits(wild, option.dest)
         if fits:
             text = (
                 f"{card} stood for {old} in {origin} and keeps that value, but the group "

@@ -5,7 +5,7 @@ which every wild rule holds?" by a search over wild fates with link capacities. 
 same question is answered the slow way: every assignment of physical table cards and hand
 copies to the slots of the after table is enumerated, continuations are read off it, and
 every set of released wilds with every matching of releasing hand cards is tried. The value
-rule of one wild in one slot (``WildAccounting._fits``) is shared; the combinatorics are not.
+rule of one wild in one slot (``WildAccounting.value_fits``) is shared; the combinatorics are not.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from solver.cards import Card, TableCard
 from solver.conservation import count_flow
 from solver.melds import classify
 from solver.position import Move, Position, parse_move, parse_position
-from solver.wilds import AfterMeld, WildAccounting, account_wilds
+from solver.wilds import AfterMeld, BeforeWild, WildAccounting, account_wilds
 from tests.test_validate_properties import build
 
 Slot = tuple[int, int]
@@ -70,7 +70,8 @@ def brute_force_ok(position: Position, move: Move, after: list[AfterMeld]) -> bo
         links = {
             (src[1], j)
             for (j, k), src in fill.items()
-            if src[0] == "table" and (src[1], src[2]) in before_natural
+            if src[0] == "table"
+            and (src[1], src[2]) in before_natural
             and not after[j].is_wild(ruleset, k)
         }
         dest = {(src[1], src[2]): slot for slot, src in fill.items() if src[0] == "table"}
@@ -81,10 +82,17 @@ def brute_force_ok(position: Position, move: Move, after: list[AfterMeld]) -> bo
     return False
 
 
-def _holds(acc: WildAccounting, after: list[AfterMeld], wilds: list, released: tuple,  # type: ignore[type-arg]
-           dest: dict, links: set, fill: dict) -> bool:  # type: ignore[type-arg]
+def _holds(
+    acc: WildAccounting,
+    after: list[AfterMeld],
+    wilds: list[BeforeWild],
+    released: tuple[bool, ...],
+    dest: dict[tuple[int, int], Slot],
+    links: set[tuple[int, int]],
+    fill: dict[Slot, Source],
+) -> bool:
     claims: Counter[tuple[int, str]] = Counter()
-    need_release = []
+    need_release: list[BeforeWild] = []
     for wild, free in zip(wilds, released, strict=True):
         slot = dest[(wild.meld, wild.index)]
         if after[slot[0]].reading is None:
@@ -92,7 +100,7 @@ def _holds(acc: WildAccounting, after: list[AfterMeld], wilds: list, released: t
         if free:
             need_release.append(wild)
             continue
-        fits, carried = acc._fits(wild, slot)
+        fits, carried = acc.value_fits(wild, slot)
         if not fits:
             return False
         if acc.ruleset.wild_lineage and (wild.meld, slot[0]) not in links:
@@ -104,17 +112,22 @@ def _holds(acc: WildAccounting, after: list[AfterMeld], wilds: list, released: t
     if any(n > 1 for n in claims.values()):
         return False
     releasers = [
-        slot for slot, src in fill.items()
-        if src[0] == "hand" and after[slot[0]].reading is not None
+        slot
+        for slot, src in fill.items()
+        if src[0] == "hand"
+        and after[slot[0]].reading is not None
         and not after[slot[0]].is_wild(acc.ruleset, slot[1])
     ]
     for chosen in itertools.permutations(releasers, len(need_release)):
-        if all(_releases(after, slot, wild, links) for slot, wild in zip(chosen, need_release, strict=True)):
+        pairs = zip(chosen, need_release, strict=True)
+        if all(_releases(after, slot, wild, links) for slot, wild in pairs):
             return True
     return False
 
 
-def _releases(after: list[AfterMeld], slot: Slot, wild, links: set) -> bool:  # type: ignore[no-untyped-def,type-arg]
+def _releases(
+    after: list[AfterMeld], slot: Slot, wild: BeforeWild, links: set[tuple[int, int]]
+) -> bool:
     card = after[slot[0]].cards[slot[1]].card
     value = wild.value
     return (
@@ -156,8 +169,10 @@ def test_wild_search_matches_brute_force(rng: random.Random) -> None:
     readings = [classify(position.ruleset, meld) for meld in move.table]
     if any(v.ambiguous for v in readings):
         return
-    after = [AfterMeld(meld, v.readings[0] if v.ok else None)
-             for meld, v in zip(move.table, readings, strict=True)]
+    after = [
+        AfterMeld(meld, v.readings[0] if v.ok else None)
+        for meld, v in zip(move.table, readings, strict=True)
+    ]
     size = sum(len(m) for m in move.table)
     if size > 16:
         return

@@ -33,11 +33,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
+from rummikub_solver import SolverMode
 
 from bench.positions import PositionSpec, random_position
+from solver.cards import parse_card
 from solver.position import Position, Turn, parse_position
 from solver.search import Objective, SolveResult, solve_move
-from tests.reference.rummikub_adapter import JokerModel, TheirAnswer, their_answer
+from tests.reference.rummikub_adapter import (
+    JokerModel,
+    TheirAnswer,
+    card_of,
+    rule_set,
+    their_answer,
+    tile_of,
+)
 
 SEED = 20240604
 N_RACK_JOKERS = 200  # issue 4: at least 200 random positions
@@ -104,6 +113,22 @@ def test_joker_restriction_bites(table: list[str], hand: str, theirs: int, ours:
     assert count == ours == len(position.hand), _table_text(result)
     assert ours > theirs
     assert widened.count == ours, widened.describe()
+
+
+def test_their_value_mode_counts_tiles() -> None:
+    """Why we compare with ``TILE_COUNT``: its "value" mode maximises the tile count too.
+
+    ``SolverMode.TOTAL_VALUE`` sums an outer product, ``tiles × tilevalue``, which is the tile
+    count times 364 (the sum of all tile numbers). With ``JS QS KS KH KD`` it lays the run
+    J-Q-K (36 points) although the group of kings (39) is worth more.
+    """
+    rules = rule_set(JokerModel.PUBLISHED)
+    state = rules.new_game()
+    state.initial = False
+    state.add_rack(*(tile_of(parse_card(code)) for code in ["JS", "QS", "KS", "KH", "KD"]))
+    by_value = rules.solve(state, SolverMode.TOTAL_VALUE)
+    assert by_value is not None
+    assert sorted(card_of(t).code for t in by_value.tiles) == ["JS", "KS", "QS"]
 
 
 def test_release_beats_a_fixed_table_joker() -> None:

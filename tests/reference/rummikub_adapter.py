@@ -16,8 +16,11 @@ the number of rack tiles placed (``SolverMode.TILE_COUNT``). What we learned fro
   (``tiles`` taken from the rack, ``sets`` = the whole table after) or ``None`` when no tile
   can be placed.
 * **Objective.** ``TILE_COUNT`` maximises the number of rack tiles placed, jokers included.
-  ``TOTAL_VALUE`` ("value") maximises the sum of the numbers placed (a joker is worth 0), so it
-  is not a tile count at all and can lay fewer tiles. ``INITIAL`` is the 30-point opening.
+  ``TOTAL_VALUE`` ("value") means to maximise the numbers placed, but its objective is
+  ``sum(tiles[:, newaxis] @ tilevalue[newaxis, :])``: the sum of an outer product, which is
+  ``sum(tiles) * sum(tilevalue)`` = 364 × the tile count. So it too maximises the tile count
+  (with rack ``JS QS KS KH KD`` it lays the run worth 36, not the group worth 39).
+  ``INITIAL`` is the 30-point opening (it maximises number tiles, jokers not counted).
 * **The joker restriction.** Its set list (``RuleSet._runs``, ``_groups``,
   ``_combine_with_jokers``) holds runs of 3-5 tiles and groups of 3-4 tiles, and puts a joker
   only (i) anywhere in a **3-tile** run or group (one or two jokers, at least one number),
