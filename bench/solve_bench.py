@@ -59,6 +59,7 @@ class Row:
     same: int = 0
     explained: int = 0  # differences its joker restriction explains
     unexplained: list[str] = field(default_factory=list)
+    slowest: tuple[float, str] = (0.0, "")  # our slowest solve: ms, the position
 
 
 def _ms(seconds: float) -> float:
@@ -118,6 +119,7 @@ def run(
                 )
                 played, ms, optimal = _time_ours(position, objective, limit_ms)
                 row.ours_ms.append(ms)
+                row.slowest = max(row.slowest, (ms, spec.describe()))
                 row.not_optimal += not optimal
                 if not (compare and rid == "rummikub"):
                     continue
@@ -154,6 +156,9 @@ def report(rows: Sequence[Row], out: TextIO) -> None:
             f"{percentile(row.ours_ms, 50):>8.1f} {percentile(row.ours_ms, 90):>8.1f} "
             f"{percentile(row.ours_ms, 99):>8.1f} {max(row.ours_ms):>8.1f} {row.not_optimal:>12}"
         )
+    say("slowest position of each row (ours):")
+    for row in rows:
+        say(f"  {row.slowest[0]:8.1f} ms  {row.slowest[1]}")
     compared = [row for row in rows if row.theirs_ms]
     if not compared:
         return
