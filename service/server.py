@@ -15,7 +15,7 @@ from concurrent import futures
 from types import FrameType
 
 import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 from carrossel.v1 import (
@@ -28,6 +28,7 @@ from carrossel.v1 import (
 )
 from service import limits
 from service.fishing import FishingServicer
+from service.health import HealthServicer
 from service.interceptors import CallInterceptor
 from service.rulesets import RulesetServicer
 from service.rummy import RummyServicer
@@ -35,7 +36,7 @@ from service.rummy import RummyServicer
 log = logging.getLogger("carrossel.server")
 
 DEFAULT_WORKERS = 16
-"""Worker threads: every open reflection or health-watch stream holds one, solves hold others."""
+"""Worker threads: every open reflection stream holds one, and so does every running call."""
 
 GRACE_SECONDS = 5.0
 """How long in-flight calls may finish after a stop is requested."""
@@ -47,6 +48,7 @@ SERVICE_NAMES = (
 )
 
 
+HEALTH_SERVICE_NAME = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
 REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
 
 
@@ -67,7 +69,7 @@ def _reflection_v1_alias(servicer: reflection.ReflectionServicer) -> grpc.Generi
 class CarrosselServer:
     """A started server with its health servicer, so shutdown can flip health first."""
 
-    def __init__(self, server: grpc.Server, port: int, health_servicer: health.HealthServicer):
+    def __init__(self, server: grpc.Server, port: int, health_servicer: HealthServicer):
         self.server = server
         self.port = port
         self.health = health_servicer
@@ -102,13 +104,13 @@ def build_server(
     rummy_pb2_grpc.add_RummyServiceServicer_to_server(RummyServicer(), server)
     fishing_pb2_grpc.add_FishingServiceServicer_to_server(FishingServicer(), server)
 
-    health_servicer = health.HealthServicer()
+    health_servicer = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     for name in ("", *SERVICE_NAMES):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
 
     reflection_servicer = reflection.ReflectionServicer(
-        (*SERVICE_NAMES, health.SERVICE_NAME, reflection.SERVICE_NAME)
+        (*SERVICE_NAMES, HEALTH_SERVICE_NAME, reflection.SERVICE_NAME)
     )
     reflection_pb2_grpc.add_ServerReflectionServicer_to_server(reflection_servicer, server)
     server.add_generic_rpc_handlers((_reflection_v1_alias(reflection_servicer),))
@@ -149,7 +151,11 @@ def serve(port: int, host: str = "127.0.0.1", *, grace: float = GRACE_SECONDS) -
     """Serve until SIGTERM or SIGINT, then stop gracefully; returns the process exit code."""
     configure_logging()
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    built = build_server(address)
+    try:
+        built = build_server(address)
+    except (RuntimeError, OSError) as exc:
+        log.error("cannot listen on %s (is another server using that port?): %s", address, exc)
+        return 2
     stop_requested = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:

@@ -83,3 +83,35 @@ def test_port_zero_returns_the_bound_port() -> None:
             pass
     finally:
         server.stop(None)
+
+
+def test_watchers_see_not_serving_at_shutdown() -> None:
+    from grpc_health.v1 import health_pb2_grpc
+
+    built = build_server("127.0.0.1:0")
+    with grpc.insecure_channel(f"127.0.0.1:{built.port}") as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        watch = stub.Watch(health_pb2.HealthCheckRequest(service="carrossel.v1.RummyService"),
+                           timeout=10)
+        assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
+        cancelled = [stub.Watch(health_pb2.HealthCheckRequest(), timeout=10) for _ in range(5)]
+        for other in cancelled:
+            next(other)
+            other.cancel()  # cancels racing the status change must not deadlock the server
+        stopped = built.stop(grace=2.0)
+        assert next(watch).status == health_pb2.HealthCheckResponse.NOT_SERVING
+        assert stopped.wait(10)
+
+
+def test_a_busy_port_is_a_clear_error() -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
+            capture_output=True, text=True, timeout=60,
+        )
+    assert done.returncode == 2
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    assert "Traceback" not in done.stderr
