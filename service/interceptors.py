@@ -50,6 +50,9 @@ def _handle_error(method: str, context: grpc.ServicerContext, exc: Exception) ->
     """Map an exception to a status; re-raises the abort that ends the call."""
     if _already_aborted(context):
         raise exc
+    if isinstance(exc, grpc.RpcError) or not context.is_active():
+        # The client cancelled (e.g. a reflection stream closed): nothing to map or log.
+        raise exc
     if isinstance(exc, InvalidRequest):
         context.abort_with_status(bad_request_status(problems_as_pairs(exc.problems)))
     log.exception("unexpected error in %s", method)

@@ -105,8 +105,10 @@ class TurnModel:
             naturals: Counter[Code] = Counter()
             for tc, value, is_wild in zip(meld, reading.values, reading.wild, strict=True):
                 if is_wild:
-                    if reading.kind is MeldKind.SEQUENCE and not self.same_suit:
-                        value = WildValue(value.rank, None)  # suits do not matter here
+                    # R4/R5: a wild's value carries a suit only where it stood in a
+                    # same-suit sequence; a suit written on a group wild is a note.
+                    if reading.kind is MeldKind.GROUP or not self.same_suit:
+                        value = WildValue(value.rank, None)
                     self.wilds.append(TableWild(tc.card, value, m))
                 else:
                     naturals[_nat_code(tc.card)] += 1
@@ -131,7 +133,12 @@ class TurnModel:
         # Explicit melds only where identity matters: one per possible release (R5), and
         # in vatikan one per table wild, which must stay in its meld's line (R7).
         lineage = len(self.wilds) if self.rs.wild_lineage and not keep_all else 0
-        self.n_slots = len(self.releasable) + lineage
+        # Count melds may hold wilds only while no meld could be made of wilds alone
+        # (R4); with more wild cards (mexe-mexe's 2s) every wild goes to an explicit meld.
+        wild_supply = sum(self.table_count[c] + self.hand_count[c] for c in self.wild_capable)
+        self.pool_wilds = wild_supply < min(self.rs.group_min, self.rs.min_sequence)
+        explicit = 0 if self.pool_wilds else wild_supply
+        self.n_slots = len(self.releasable) + max(lineage, explicit)
 
     def _release_codes(self, wild: TableWild) -> list[Code]:
         return [
@@ -182,11 +189,21 @@ class TurnModel:
         rs = self.rs
         pos = self.positions
         n_free = sum(self.table_count[c] + self.hand_count[c] for c in self.wild_capable)
-        pool_fixed = [] if (rs.wild_lineage or self.options.keep_all) else list(
-            range(len(self.wilds))
+        if not self.pool_wilds:
+            n_free = 0
+        pool_fixed = (
+            list(range(len(self.wilds)))
+            if self.pool_wilds and not (rs.wild_lineage or self.options.keep_all)
+            else []
         )
         self.runs: dict[tuple[int, int, str | None], cp_model.IntVar] = {}
         suits: tuple[str | None, ...] = SUITS if self.same_suit else (None,)
+        # Without a limit on new melds a long run is two shorter ones laid end to end, so
+        # runs of up to 2*min-1 cards suffice (rebuild joins them again); this is the
+        # classic Rummikub model reduction and keeps the model small.
+        longest = rs.max_sequence
+        if self.options.max_new_melds is None:
+            longest = min(longest, 2 * rs.min_sequence - 1)
 
         def fixed_fits(i: int, p: int, suit: str | None) -> bool:
             v = self.wilds[i].value
@@ -196,7 +213,7 @@ class TurnModel:
 
         for suit in suits:
             for a_i, a in enumerate(pos):
-                for b in pos[a_i + rs.min_sequence - 1 : a_i + rs.max_sequence]:
+                for b in pos[a_i + rs.min_sequence - 1 : a_i + longest]:
                     caps = [
                         self._position_supply(p, suit)
                         + n_free

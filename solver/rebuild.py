@@ -104,7 +104,27 @@ def _pool_runs(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> li
                 cells[j][p] = tc
                 if tc.value is None:
                     naturals_in[j] += 1
-    return [tuple(cell[p] for p in sorted(cell)) for cell in cells]
+    runs = [tuple(cell[p] for p in sorted(cell)) for cell in cells]
+    if tm.options.max_new_melds is None:
+        runs = _join_runs(tm, runs, instances)
+    return runs
+
+
+def _join_runs(
+    tm: TurnModel, runs: list[Meld], instances: list[tuple[int, int, str | None]]
+) -> list[Meld]:
+    """Lay runs of one suit end to end again where the model cut a long run in pieces."""
+    pieces = sorted(zip(instances, runs, strict=True), key=lambda x: (x[0][2] or "", x[0][0]))
+    joined: list[tuple[tuple[int, int, str | None], Meld]] = []
+    for key, meld in pieces:
+        for n, (other, other_meld) in enumerate(joined):
+            fits = other[2] == key[2] and other[1] + 1 == key[0]
+            if fits and len(other_meld) + len(meld) <= tm.rs.max_sequence:
+                joined[n] = ((other[0], key[1], key[2]), other_meld + meld)
+                break
+        else:
+            joined.append((key, meld))
+    return [meld for _, meld in joined]
 
 
 def _pool_groups(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> list[Meld]:

@@ -189,11 +189,11 @@ def solve_move(
             objective_value = solver.objective_value
         move, _ = rebuild_move(tm, solver)
         key = _table_key(move)
-        _forbid(tm, solver)
-        if key in seen:
-            continue
-        seen.add(key)
-        moves.append(_checked(position, move))
+        if key not in seen:
+            seen.add(key)
+            moves.append(_checked(position, move))
+        if len(moves) < max_moves:
+            _forbid(tm, solver)
         if time.monotonic() >= budget.deadline:
             budget.optimal = False
             break

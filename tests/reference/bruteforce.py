@@ -2,7 +2,8 @@
 
 It is deliberately simple and shares nothing with the CP-SAT model (``solver.search``): it
 lists every candidate move and lets ``validate_move`` — the referee of R1-R10 — judge each.
-The CP-SAT optima must equal the optima found here.
+The CP-SAT optima must equal the optima found here. It is meant for tiny positions (about
+12 cards in table and hand, at most two or three wild-capable cards).
 
 What it enumerates
 ------------------
@@ -30,33 +31,45 @@ play (SPEC §4) plus, in mexe-mexe only, the wild 2s taken back to the hand (R5)
 
    Every wild is annotated, so each meld has exactly one reading (SPEC §2).
 
-2. **The after-tables** — every multiset of catalogue melds whose cards are exactly
-   (T - K) + P, where P ⊆ H is the multiset of hand cards laid and K ⊆ T the cards taken back
-   (K = ∅ except in mexe-mexe, where K ranges over sub-multisets of the table's 2s). A
-   recursion always decides the lowest card type still open: either lay no more copies of it
-   (allowed once every table copy not taken back is placed) or choose a catalogue meld
-   containing it. Melds anchored on the same card type are chosen in non-decreasing catalogue
-   order, so every multiset of melds comes out exactly once. Identical cards are one type
-   with a count, so no symmetric duplicate is ever generated. For a table whose count of a
-   2 is p, every split of p into "table copies kept" and "hand copies laid" consistent with
-   T and H gives its own ``to_hand`` candidate.
+2. **The after-tables** — for every *split* (P, K), where P ⊆ H is the multiset of hand
+   cards laid (P ≠ ∅) and K ⊆ T the cards taken back (K = ∅ except in mexe-mexe, where K
+   ranges over sub-multisets of the table's 2s), every multiset of catalogue melds whose
+   cards are exactly (T - K) + P: an exact cover, found by a recursion that always covers
+   the first card type still uncovered (natural-only cards first) with a meld *shape* (a
+   multiset of cards that some catalogue melds have) containing it. Shapes anchored on the
+   same card type are chosen in non-decreasing order, so every multiset of shapes comes out
+   exactly once; then every catalogue meld of each shape is substituted (a shape used m
+   times takes a multiset of m of its melds). Identical cards are one type with a count, so
+   no symmetric duplicate is generated; the recursion is memoised on what is left to cover.
+   Two splits may give the same table with different ``to_hand`` (a 2 taken back and
+   another 2 laid): both are candidates.
 
-3. **Legality** — each candidate (after-table, to_hand) is judged by ``validate_move`` and by
-   nothing else. The only moves never generated are those the rulings exclude outright: a card
-   that is in neither T nor H, a table card going to the hand other than a mexe-mexe 2 (R6,
-   R5), and a "play" that lays no hand card (R6: that is a pass).
+3. **Legality** — each candidate (after-table, to_hand) is judged by
+   ``validate_move(..., search_rules=False)``: every ruling R1-R10 except the two R8 rules
+   that ask a search (MUST_PLAY, ADD_NOT_MAXIMAL), because the validator would answer those
+   with the CP-SAT model under test. The reference applies them itself, from its own
+   enumeration: in shangai and manipulation a legal play is a meld play (net +1 meld) or an
+   add (net <= 0) laying as many hand cards as the largest add. Also from the SPEC, R8's
+   draw rule: a turn state that forbids any play (a third carrossel draw, no mexe-mexe draw,
+   a vatikan/rummikub draw) has no legal play; the validator must then reject a sample of
+   the candidates too (a disagreement becomes a note).
+   The only moves never generated are those the rulings exclude outright: a card that is in
+   neither T nor H, a table card going to the hand other than a mexe-mexe 2 (R6, R5), and a
+   "play" that lays no hand card (R6: that is a pass).
 
 Why this is exhaustive: a legal move's table consists of valid melds (R6); each is a sequence
-or a group whose wilds have values (R2-R4); each such meld, up to the order of a group's cards,
-is in the catalogue; its cards are (T - K) + P for some P ⊆ H and K as above; so step 2
-produces the table and step 3 accepts it.
+or a group whose wilds have values (R2-R4); each such meld, up to the order of a group's cards
+and the spelling of a wild's value (``JK=8`` for ``JK=8H`` in a hearts run), is in the
+catalogue; its cards are (T - K) + P for some split (P, K); so step 2 produces the table and
+step 3 accepts it.
 
-The optima (most hand cards laid, fewest hand points left, going out, and for the rulesets
-whose adds must be maximal the largest *add* — a play with no net new meld) are exact
-extrema over the accepted candidates. To stay fast the candidates are sorted by each objective
-and validated lazily, best first, until the first legal one; ties are broken so that moves
-that do not release a table wild come first, which makes "the witness releases a wild" mean
-"every optimal move releases a wild".
+The optima (most hand cards laid, fewest hand points left, going out, the largest add in
+shangai and manipulation, and in mexe-mexe the largest play that takes a 2 back) are exact
+extrema over the legal candidates. To stay fast the splits are visited best first for each
+objective (P by size, or by the points H - P + K leaves) and validated lazily until the
+first legal candidate; within a level, moves that release no table wild come first, then
+those that take nothing back, so "the witness releases a wild" means "every optimal move
+releases a wild".
 """
 
 from __future__ import annotations
@@ -67,12 +80,13 @@ import itertools
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
 from solver.cards import SUITS, Card, TableCard, WildValue
+from solver.melds import classify
 from solver.position import Meld, Move, Position
-from solver.rulesets import Ruleset, SuitRule, rank_of_position
-from solver.violations import ViolationCode
+from solver.rulesets import DrawRule, Ruleset, SuitRule, rank_of_position
+from solver.validate import Verdict, validate_move
 
 # ------------------------------------------------------------------------------------------
 # The meld catalogue
@@ -97,42 +111,44 @@ def _sequences(ruleset: Ruleset, available: Counter[Card]) -> Iterator[tuple[Tab
     suits: tuple[str | None, ...] = (
         SUITS if ruleset.sequence_suits is SuitRule.SAME_SUIT else (None,)
     )
+    wilds = sorted(c for c in available if ruleset.is_wild_card(c))
     for suit in suits:
+        # What may fill each rank position: natural cards of its rank (and suit), or a wild.
+        slots: dict[int, list[tuple[TableCard, int]]] = {}
+        for pos in ruleset.sequence_positions:
+            rank = rank_of_position(pos)
+            naturals = [
+                (TableCard(card), 1)
+                for card in sorted(available)
+                if card.is_ordinary and card.rank == rank and suit in (None, card.suit)
+            ]
+            value = WildValue(rank, suit)
+            slots[pos] = naturals + [(TableCard(card, value), 0) for card in wilds]
         for start in ruleset.sequence_positions:
-            yield from _extend(ruleset, available, suit, start, [], Counter(), 0)
+            yield from _extend(ruleset, available, slots, start, [], Counter(), 0)
 
 
 def _extend(
     ruleset: Ruleset,
     available: Counter[Card],
-    suit: str | None,
+    slots: dict[int, list[tuple[TableCard, int]]],
     pos: int,
-    slots: list[TableCard],
+    chosen: list[TableCard],
     used: Counter[Card],
     n_natural: int,
 ) -> Iterator[tuple[TableCard, ...]]:
-    """Sequences that begin with ``slots`` and continue at rank position ``pos``."""
-    if len(slots) >= ruleset.min_sequence and n_natural > 0:
-        yield tuple(slots)
-    if pos not in ruleset.sequence_positions or len(slots) >= ruleset.max_sequence:
+    """Sequences that begin with ``chosen`` and continue at rank position ``pos``."""
+    if len(chosen) >= ruleset.min_sequence and n_natural > 0:
+        yield tuple(chosen)
+    if pos not in slots or len(chosen) >= ruleset.max_sequence:
         return
-    rank = rank_of_position(pos)
-    options: list[tuple[TableCard, int]] = [
-        (TableCard(card), 1)
-        for card in sorted(available)
-        if card.is_ordinary and card.rank == rank and (suit is None or card.suit == suit)
-    ]
-    value = WildValue(rank, suit)
-    options += [
-        (TableCard(card, value), 0) for card in sorted(available) if ruleset.is_wild_card(card)
-    ]
-    for tc, natural in options:
+    for tc, natural in slots[pos]:
         if used[tc.card] >= available[tc.card]:
             continue
         used[tc.card] += 1
-        slots.append(tc)
-        yield from _extend(ruleset, available, suit, pos + 1, slots, used, n_natural + natural)
-        slots.pop()
+        chosen.append(tc)
+        yield from _extend(ruleset, available, slots, pos + 1, chosen, used, n_natural + natural)
+        chosen.pop()
         used[tc.card] -= 1
 
 
@@ -204,59 +220,11 @@ class Candidate(NamedTuple):
     releases: bool  # some table wild does not keep its value (or goes to the hand)
 
 
-def _table_multisets(
-    melds: list[CatalogueMeld], lo: dict[Card, int], hi: dict[Card, int], wild: set[Card]
-) -> tuple[tuple[int, ...], ...]:
-    """Every multiset of catalogue melds using between lo[c] and hi[c] copies of each card.
-
-    Card types are decided in the order: natural-only cards, then cards that can be wild
-    (every meld has a natural card, so anchoring on naturals keeps the choices few). Each
-    result lists catalogue indices in non-decreasing order. The recursion is memoised on
-    (card type being decided, first catalogue index allowed, copies still available).
-    """
-    types = sorted(hi, key=lambda c: (c in wild, c))
-    index = {c: i for i, c in enumerate(types)}
-    uses = [tuple(sorted((index[c], k) for c, k in m.counts)) for m in melds]
-    by_lowest: list[list[int]] = [[] for _ in types]
-    for i, use in enumerate(uses):
-        by_lowest[use[0][0]].append(i)
-    lows = [lo[c] for c in types]
-    highs = [hi[c] for c in types]
-
-    @functools.cache
-    def rec(ti: int, first: int, remaining: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
-        while ti < len(types) and remaining[ti] == 0:
-            ti += 1
-            first = 0
-        if ti == len(types):
-            return ((),)
-        out: list[tuple[int, ...]] = []
-        if highs[ti] - remaining[ti] >= lows[ti]:  # enough copies laid: lay no more
-            out.extend(rec(ti + 1, 0, (*remaining[:ti], 0, *remaining[ti + 1 :])))
-        anchored = by_lowest[ti]
-        for i in anchored[bisect.bisect_left(anchored, first) :]:
-            if any(remaining[c] < k for c, k in uses[i]):
-                continue
-            rest = list(remaining)
-            for c, k in uses[i]:
-                rest[c] -= k
-            out.extend((i, *tail) for tail in rec(ti, i, tuple(rest)))
-        return tuple(out)
-
-    return rec(0, 0, tuple(highs))
-
-
 def wild_values(ruleset: Ruleset, table: Sequence[Meld]) -> list[tuple[Card, WildValue]]:
-    """The wilds of a table and the values they stand for (annotated, or from the reading)."""
-    from solver.melds import classify
-
+    """The wilds of a table and the values they stand for (from each meld's reading)."""
     out: list[tuple[Card, WildValue]] = []
     for meld in table:
-        verdict = classify(ruleset, meld)
-        if not verdict.ok:
-            out.extend((tc.card, tc.value) for tc in meld if tc.value is not None)
-            continue
-        reading = verdict.reading
+        reading = classify(ruleset, meld).reading
         for tc, value, is_wild in zip(meld, reading.values, reading.wild, strict=True):
             if is_wild:
                 out.append((tc.card, value))
@@ -268,111 +236,164 @@ def keeps_wild_values(
 ) -> bool:
     """Can every wild before be matched to a distinct wild after with the same card and value?
 
-    ``WildValue.matches`` is used (a suit missing on either side matches any suit), so a group
-    wild written ``=9`` or ``=9H`` counts as keeping its value ``9``.
+    ``WildValue.matches`` is used (a suit missing on either side matches any suit). Only used
+    to sort and count candidates ("does this move release a wild?"), never to judge them.
     """
-    if not before:
-        return True
-    if len(after) < len(before):
-        return False
 
     def match(i: int, used: frozenset[int]) -> bool:
         if i == len(before):
             return True
         card, value = before[i]
-        for j, (card2, value2) in enumerate(after):
-            if (
-                j not in used
-                and card2 == card
-                and value.matches(value2)
-                and match(i + 1, used | {j})
-            ):
-                return True
-        return False
+        return any(
+            j not in used and card2 == card and value.matches(value2) and match(i + 1, used | {j})
+            for j, (card2, value2) in enumerate(after)
+        )
 
-    return match(0, frozenset())
+    return len(after) >= len(before) and match(0, frozenset())
+
+
+class Enumeration:
+    """Steps 1 and 2 of the module docstring for one position, computed on demand.
+
+    Card types are indexed; ``t[c]``/``h[c]`` are the copies of type ``c`` on the table and in
+    the hand. A *split* is (P, K): the copies laid from the hand and taken back to the hand,
+    per type. Its after-table holds exactly ``t - K + P`` copies of each type; ``tables``
+    lists every multiset of catalogue melds with exactly those cards (an exact cover).
+    """
+
+    def __init__(self, position: Position) -> None:
+        ruleset = position.ruleset
+        self.position = position
+        table_counts = position.table_cards()
+        hand_counts = Counter(position.hand)
+        available = table_counts + hand_counts
+        # Natural-only cards first, wild-capable ones last: every meld has a natural card,
+        # so a meld anchored on its first card type is anchored on a natural where possible.
+        self.types = sorted(available, key=lambda c: (ruleset.is_wild_card(c), c))
+        index = {c: i for i, c in enumerate(self.types)}
+        self.t = tuple(table_counts[c] for c in self.types)
+        self.h = tuple(hand_counts[c] for c in self.types)
+        self.points = tuple(ruleset.points(c) for c in self.types)
+        self.back_ok = tuple(
+            ruleset.released_wild_to_hand and ruleset.is_wild_card(c) for c in self.types
+        )
+        self.melds = catalogue(ruleset, available)
+        # Melds with the same cards (a wild's values, a run's suit) share one *shape*: the
+        # covers are found over shapes, then every meld of each shape is substituted.
+        shapes: dict[tuple[tuple[int, int], ...], list[int]] = {}
+        for i, m in enumerate(self.melds):
+            shape = tuple(sorted((index[c], k) for c, k in m.counts))
+            shapes.setdefault(shape, []).append(i)
+        self.shapes = sorted(shapes)
+        self.variants = [shapes[shape] for shape in self.shapes]
+        self.by_first: list[list[int]] = [[] for _ in self.types]
+        for u, shape in enumerate(self.shapes):
+            self.by_first[shape[0][0]].append(u)
+        self.meld_wilds = [
+            [(tc.card, tc.value) for tc in m.cards if tc.value is not None] for m in self.melds
+        ]
+        self.before_wilds = wild_values(ruleset, position.table)
+        self._tables: dict[tuple[tuple[int, ...], tuple[int, ...]], list[Candidate]] = {}
+        # Memoised per position (a cache on the method would keep every position alive).
+        self._cover = functools.cache(self._cover_uncached)
+
+    def splits(self) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+        """Every (P, K) that lays at least one hand card (R6: otherwise it is a pass)."""
+        lay = [range(h + 1) for h in self.h]
+        back = [
+            range(t + 1) if ok else range(1) for t, ok in zip(self.t, self.back_ok, strict=True)
+        ]
+        return [(p, k) for p in itertools.product(*lay) if any(p) for k in itertools.product(*back)]
+
+    def points_after(self, split: tuple[tuple[int, ...], tuple[int, ...]]) -> int:
+        p, k = split
+        return sum(v * (h - j + b) for v, h, j, b in zip(self.points, self.h, p, k, strict=True))
+
+    def cards_left(self, split: tuple[tuple[int, ...], tuple[int, ...]]) -> int:
+        p, k = split
+        return sum(h - j + b for h, j, b in zip(self.h, p, k, strict=True))
+
+    def tables(self, split: tuple[tuple[int, ...], tuple[int, ...]]) -> list[Candidate]:
+        """Every candidate move of that split (memoised)."""
+        if split not in self._tables:
+            self._tables[split] = list(self._candidates(split))
+        return self._tables[split]
+
+    def _candidates(self, split: tuple[tuple[int, ...], tuple[int, ...]]) -> Iterator[Candidate]:
+        p, k = split
+        need = tuple(t - b + j for t, b, j in zip(self.t, k, p, strict=True))
+        played = tuple(c for c, j in zip(self.types, p, strict=True) for _ in range(j))
+        back = tuple(c for c, b in zip(self.types, k, strict=True) for _ in range(b))
+        left = tuple(
+            c for c, h, j, b in zip(self.types, self.h, p, k, strict=True) for _ in range(h - j + b)
+        )
+        points = self.points_after(split)
+        n_before = len(self.position.table)
+        for chosen in self.covers(need):
+            after_wilds = [w for i in chosen for w in self.meld_wilds[i]]
+            kept = not back and keeps_wild_values(self.before_wilds, after_wilds)
+            yield Candidate(
+                move=Move(tuple(self.melds[i].cards for i in chosen), tuple(sorted(back))),
+                played=tuple(sorted(played)),
+                hand_after=tuple(sorted(left)),
+                points_after=points,
+                new_melds=len(chosen) - n_before,
+                releases=not kept,
+            )
+
+    def covers(self, need: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
+        """Every multiset of catalogue melds (indices) with exactly ``need`` copies per type."""
+        for shapes in self._cover(0, 0, need):
+            per_shape = [
+                itertools.combinations_with_replacement(self.variants[u], m)
+                for u, m in sorted(Counter(shapes).items())
+            ]
+            for choice in itertools.product(*per_shape):
+                yield tuple(i for melds in choice for i in melds)
+
+    def _cover_uncached(
+        self, ti: int, first: int, remaining: tuple[int, ...]
+    ) -> tuple[tuple[int, ...], ...]:
+        """Every multiset of shapes using exactly ``remaining`` (shape indices ascending).
+
+        The lowest card type still to place is ``ti``; shapes anchored on it (their first
+        type) are tried from shape index ``first`` on, so each multiset comes out once.
+        """
+        while ti < len(remaining) and remaining[ti] == 0:
+            ti += 1
+            first = 0
+        if ti == len(remaining):
+            return ((),)
+        out: list[tuple[int, ...]] = []
+        anchored = self.by_first[ti]
+        for u in anchored[bisect.bisect_left(anchored, first) :]:
+            shape = self.shapes[u]
+            if any(remaining[c] < n for c, n in shape):
+                continue
+            rest = list(remaining)
+            for c, n in shape:
+                rest[c] -= n
+            out.extend((u, *tail) for tail in self._cover(ti, u, tuple(rest)))
+        return tuple(out)
 
 
 def candidates(position: Position) -> Iterator[Candidate]:
     """Every candidate move of the position (steps 1 and 2 of the module docstring)."""
-    ruleset = position.ruleset
-    table_counts = position.table_cards()
-    hand_counts = Counter(position.hand)
-    available = table_counts + hand_counts
-    melds = catalogue(ruleset, available)
-    to_hand_ok = {
-        c for c in table_counts if ruleset.released_wild_to_hand and ruleset.is_wild_card(c)
-    }
-    lo = {c: (0 if c in to_hand_ok else table_counts[c]) for c in available}
-    hi = {c: table_counts[c] + hand_counts[c] for c in available}
-    wild = {c for c in available if ruleset.is_wild_card(c)}
-    before_wilds = wild_values(ruleset, position.table)
-    n_before = len(position.table)
-    # Work on card-type indices: t, h = copies on the table and in the hand.
-    types = sorted(available)
-    index = {c: i for i, c in enumerate(types)}
-    t = [table_counts[c] for c in types]
-    h = [hand_counts[c] for c in types]
-    points = [ruleset.points(c) for c in types]
-    uses = [[(index[c], k) for c, k in m.counts] for m in melds]
-    meld_wilds = [[(tc.card, tc.value) for tc in m.cards if tc.value is not None] for m in melds]
-    for chosen in _table_multisets(melds, lo, hi, wild):
-        after = [0] * len(types)
-        for i in chosen:
-            for c, k in uses[i]:
-                after[c] += k
-        # For each card type: after = t - back + played, 0 <= back <= t (mexe-mexe 2s), and
-        # 0 <= played <= h.
-        splits: list[list[tuple[int, int]]] = []
-        for c, card in enumerate(types):
-            if card in to_hand_ok:
-                splits.append(
-                    [
-                        (after[c] - t[c] + k, k)
-                        for k in range(t[c] + 1)
-                        if 0 <= after[c] - t[c] + k <= h[c]
-                    ]
-                )
-            else:
-                splits.append([(after[c] - t[c], 0)])
-        table = tuple(melds[i].cards for i in chosen)
-        after_wilds = [w for i in chosen for w in meld_wilds[i]]
-        kept = keeps_wild_values(before_wilds, after_wilds)
-        for combo in itertools.product(*splits):
-            if not any(j for j, _ in combo):
-                continue  # no hand card laid: a pass, not a play (R6)
-            played: list[Card] = []
-            back: list[Card] = []
-            left: list[Card] = []
-            points_after = 0
-            for card, (j, k), held, value in zip(types, combo, h, points, strict=True):
-                played += [card] * j
-                back += [card] * k
-                left += [card] * (held - j + k)
-                points_after += value * (held - j + k)
-            yield Candidate(
-                move=Move(table, tuple(back)),
-                played=tuple(played),
-                hand_after=tuple(left),
-                points_after=points_after,
-                new_melds=len(table) - n_before,
-                releases=not kept or bool(back),
-            )
+    enumeration = Enumeration(position)
+    for split in enumeration.splits():
+        yield from enumeration.tables(split)
 
 
 # ------------------------------------------------------------------------------------------
 # The optima
 
 
-class _Verdict(Protocol):
-    @property
-    def legal(self) -> bool: ...
-
-    @property
-    def violations(self) -> Sequence[object]: ...
+Validator = Callable[[Position, Move], Verdict]
 
 
-Validator = Callable[[Position, Move], _Verdict]
+def base_validator(position: Position, move: Move) -> Verdict:
+    """``validate_move`` without R8's search rules, which the reference applies itself."""
+    return validate_move(position, move, search_rules=False)
 
 
 @dataclass(frozen=True)
@@ -387,96 +408,151 @@ class Best:
 class Optima:
     """Everything the differential test compares, for one position."""
 
-    candidates: int
-    validated: int
     most_cards: Best | None  # None: no legal play at all
     fewest_points: Best | None
     go_out: Best | None  # None: going out is impossible
-    add_only: Best | None  # largest add (net new melds <= 0), legal but for maximality
-    notes: list[str] = field(default_factory=list)  # oddities seen in the validator
+    add_only: Best | None  # largest add (no net new meld), legal but for R8's maximality
+    to_hand: Best | None = None  # mexe-mexe: the largest legal play with a 2 taken back
+    candidates: int = 0  # candidate moves generated
+    validated: int = 0  # of which judged by the validator
+    notes: list[str] = field(default_factory=list)  # disagreements with the full validator
 
     @property
     def any_play(self) -> bool:
         return self.most_cards is not None
 
+    def max_placed(self, _: Position, max_new_melds: int | None = None) -> int:
+        """R8's search question answered by the reference, in the shape ``validate_move``
+        takes as ``max_placed``: the largest add (``max_new_melds=0``) or the largest play."""
+        best = self.add_only if max_new_melds == 0 else self.most_cards
+        return best.value if best else 0
 
-def _codes(verdict: _Verdict) -> set[ViolationCode]:
-    return {getattr(v, "code") for v in verdict.violations}  # noqa: B009
+
+Split = tuple[tuple[int, ...], tuple[int, ...]]
 
 
-def solve(position: Position, validate: Validator | None = None) -> Optima:
-    """The exact optima of the position over every legal candidate move."""
-    if validate is None:
-        from solver.validate import validate_move
+def solve(position: Position, validate: Validator = base_validator) -> Optima:
+    """The exact optima of the position over every legal candidate move.
 
-        validate = validate_move
-    pool = list(candidates(position))
-    cache: dict[int, _Verdict] = {}
+    ``validate`` judges R1-R10 except R8's search rules (a pass when a play exists, an add
+    that is not maximal): those ask "what is the best add?", and the reference answers that
+    itself, from its own enumeration, rather than from the CP-SAT model the validator would
+    otherwise consult. A move is legal when ``validate`` accepts it and, in the rulesets
+    whose adds must be maximal (shangai, manipulation), it is a meld play (net +1) or an add
+    laying as many hand cards as the largest add does.
+    """
+    ruleset = position.ruleset
+    enumeration = Enumeration(position)
+    splits = enumeration.splits()
+    verdicts: dict[Move, Verdict] = {}
+    if not turn_allows_play(position):
+        return _no_play_turn(position, enumeration, splits, validate)
 
-    def verdict(i: int) -> _Verdict:
-        if i not in cache:
-            cache[i] = validate(position, pool[i].move)
-        return cache[i]
+    def base_legal(c: Candidate) -> bool:
+        if c.move not in verdicts:
+            verdicts[c.move] = validate(position, c.move)
+        return verdicts[c.move].legal
 
-    def first(order: list[int], ok: Callable[[int], bool]) -> Candidate | None:
-        for i in order:
-            if ok(i):
-                return pool[i]
+    def best(ordered: list[list[Split]], keep: Callable[[Candidate], bool]) -> Candidate | None:
+        """The first legal candidate, level by level; in a level, moves that release no wild
+        first, then those that take nothing back to the hand."""
+        for level in ordered:
+            pool = [c for split in level for c in enumeration.tables(split) if keep(c)]
+            pool.sort(key=lambda c: (c.releases, bool(c.move.to_hand)))
+            for c in pool:
+                if base_legal(c):
+                    return c
         return None
 
-    def legal(i: int) -> bool:
-        return verdict(i).legal
+    def levels(key: Callable[[Split], int], chosen: list[Split]) -> list[list[Split]]:
+        ordered = sorted(chosen, key=key)
+        return [list(g) for _, g in itertools.groupby(ordered, key=key)]
 
-    def legal_but_maximality(i: int) -> bool:
-        return _codes(verdict(i)) <= {ViolationCode.ADD_NOT_MAXIMAL}
+    by_most = levels(lambda s: -sum(s[0]), splits)
+    add_only = None
+    if ruleset.add_must_be_maximal:
+        add_only = best(by_most, lambda c: c.new_melds <= 0)
+    largest_add = len(add_only.played) if add_only else 0
 
-    idx = list(range(len(pool)))
-    most_order = sorted(idx, key=lambda i: (-len(pool[i].played), pool[i].releases))
-    points_order = sorted(idx, key=lambda i: (pool[i].points_after, pool[i].releases))
-    out_order = sorted((i for i in idx if not pool[i].hand_after), key=lambda i: pool[i].releases)
+    def legal_play(c: Candidate) -> bool:
+        """R8: in shangai and manipulation an add lays as many hand cards as the largest add."""
+        maximal = c.new_melds > 0 or len(c.played) == largest_add
+        return maximal or not ruleset.add_must_be_maximal
 
-    most = first(most_order, legal)
-    points = first(points_order, legal)
-    gone = first(out_order, legal)
+    most = best(by_most, legal_play)
+    to_hand = None
+    if ruleset.released_wild_to_hand:  # mexe-mexe: the largest play taking a 2 back (R5)
+        to_hand = best(levels(lambda s: -sum(s[0]), [s for s in splits if any(s[1])]), legal_play)
+    points = best(levels(enumeration.points_after, splits), legal_play)
+    gone = best([[s for s in splits if enumeration.cards_left(s) == 0]], legal_play)
     optima = Optima(
-        candidates=len(pool),
-        validated=0,
         most_cards=Best(len(most.played), most) if most else None,
         fewest_points=Best(points.points_after, points) if points else None,
         go_out=Best(0, gone) if gone else None,
-        add_only=None,
+        add_only=Best(largest_add, add_only) if add_only else None,
+        to_hand=Best(len(to_hand.played), to_hand) if to_hand else None,
+        candidates=sum(len(v) for v in enumeration._tables.values()),
+        validated=len(verdicts),
     )
-    if position.ruleset.add_must_be_maximal:
-        add_order = [i for i in most_order if pool[i].new_melds <= 0]
-        add = first(add_order, legal_but_maximality)
-        if add is not None:
-            optima.add_only = Best(len(add.played), add)
-            _check_maximality(pool, add_order, cache, len(add.played), optima.notes)
-    optima.validated = len(cache)
+    if ruleset.add_must_be_maximal:
+        _cross_check(position, optima)
     return optima
 
 
-def _check_maximality(
-    pool: list[Candidate],
-    add_order: list[int],
-    cache: dict[int, _Verdict],
-    best: int,
-    notes: list[str],
-) -> None:
-    """Independent check of R8's maximal add on the adds already validated."""
-    for i in add_order:
-        if i not in cache:
+def turn_allows_play(position: Position) -> bool:
+    """R8, read from the SPEC: may the player lay cards at all, given the draws this turn?
+
+    carrossel: 1 or 2 drawn (0 with the stock empty); mexe-mexe: exactly 1 (0 with the stock
+    empty); vatikan and rummikub: none (drawing ends the turn); shangai and manipulation:
+    always (a player draws only while unable to play, then plays).
+    """
+    turn = position.turn
+    rule = position.ruleset.draw_rule
+    empty_and_none = turn.stock_empty and turn.cards_drawn == 0
+    if rule is DrawRule.ONE_TO_THREE:
+        return turn.cards_drawn in (1, 2) or empty_and_none
+    if rule is DrawRule.EXACTLY_ONE:
+        return turn.cards_drawn == 1 or empty_and_none
+    if rule is DrawRule.DRAW_OR_PLAY:
+        return turn.cards_drawn == 0
+    return True
+
+
+# Candidates the validator must reject when the turn forbids any play: a sample, enough to
+# catch a validator that ignores the turn, without judging thousands of doomed moves.
+NO_PLAY_SAMPLE = 25
+
+
+def _no_play_turn(
+    position: Position, enumeration: Enumeration, splits: list[Split], validate: Validator
+) -> Optima:
+    """No legal play (R8); the validator must agree on a sample of the candidates."""
+    optima = Optima(None, None, None, None)
+    every = (c for split in splits for c in enumeration.tables(split))
+    sample = list(itertools.islice(every, NO_PLAY_SAMPLE))
+    optima.candidates = sum(len(v) for v in enumeration._tables.values())
+    optima.validated = len(sample)
+    for c in sample:
+        if validate(position, c.move).legal:
+            optima.notes.append(
+                f"the turn forbids a play (R8) but the validator accepts [{format_move(c.move)}]"
+            )
+            break
+    return optima
+
+
+def _cross_check(position: Position, optima: Optima) -> None:
+    """The full validator, asking the reference for the largest add, must accept the
+    witnesses: a check of how ``validate_move`` wires R8's search rules."""
+    for name in ("most_cards", "fewest_points", "go_out"):
+        found: Best | None = getattr(optima, name)
+        if found is None:
             continue
-        codes = _codes(cache[i])
-        if not codes <= {ViolationCode.ADD_NOT_MAXIMAL}:
-            continue
-        n = len(pool[i].played)
-        flagged = ViolationCode.ADD_NOT_MAXIMAL in codes
-        if (n < best) != flagged:
-            notes.append(
-                f"R8 maximality: an add of {n} card(s) (largest add {best}) was "
-                f"{'flagged' if flagged else 'not flagged'} ADD_NOT_MAXIMAL: "
-                f"{format_move(pool[i].move)}"
+        verdict = validate_move(position, found.witness.move, max_placed=optima.max_placed)
+        if not verdict.legal:
+            optima.notes.append(
+                f"{name} witness {format_move(found.witness.move)} is rejected by the full "
+                f"validator: {'; '.join(str(v) for v in verdict.violations)}"
             )
 
 

@@ -36,6 +36,7 @@ REARRANGEMENT = ("carrossel", "mexe-mexe", "vatikan", "shangai", "manipulation",
 MAX_TABLE = 9  # table cards
 MAX_TOTAL = 12  # table + hand cards
 MAX_HAND = 5
+MAX_WILDS = 2  # wild-capable cards (jokers, mexe-mexe 2s) in table + hand
 
 
 @dataclass(frozen=True)
@@ -60,20 +61,37 @@ class PositionSpec:
 
 
 class _Pool:
-    """The cards still in the deck (nothing is drawn twice beyond the deck's copies)."""
+    """The cards still in the deck (nothing is drawn twice beyond the deck's copies).
+
+    At most ``MAX_WILDS`` wild-capable cards (jokers, mexe-mexe 2s) are handed out: each of
+    them multiplies the brute force's work, and a real deal rarely holds more. A mexe-mexe
+    group of three 2s (natural 2s, R4) may overdraw an untouched budget; no 2 follows it.
+    """
 
     def __init__(self, ruleset: Ruleset, players: int) -> None:
         self.counts: Counter[Card] = ruleset.deck(players)
+        self.ruleset = ruleset
+        self.wilds_left = MAX_WILDS
 
-    def has(self, cards: Sequence[Card]) -> bool:
+    def _wilds(self, cards: Sequence[Card]) -> int:
+        return sum(1 for c in cards if self.ruleset.is_wild_card(c))
+
+    def has(self, cards: Sequence[Card], overdraw: bool = False) -> bool:
         need = Counter(cards)
+        if not overdraw and self._wilds(cards) > self.wilds_left:
+            return False
         return all(self.counts[c] >= k for c, k in need.items())
 
-    def take(self, cards: Sequence[Card]) -> bool:
-        if not self.has(cards):
+    def take(self, cards: Sequence[Card], overdraw: bool = False) -> bool:
+        if not self.has(cards, overdraw):
             return False
         self.counts.subtract(cards)
+        self.wilds_left = 0 if overdraw else self.wilds_left - self._wilds(cards)
         return True
+
+    def give_back(self, cards: Sequence[Card]) -> None:
+        self.counts.update(cards)
+        self.wilds_left = min(MAX_WILDS, self.wilds_left + self._wilds(cards))
 
 
 def _wild_cards(ruleset: Ruleset) -> list[Card]:
@@ -196,10 +214,15 @@ def _table(ruleset: Ruleset, pool: _Pool, rng: random.Random) -> list[tuple[Meld
         if total + len(meld) > MAX_TABLE:
             continue
         cards = [c for c, _ in meld]
-        if not pool.has(cards):
+        twos = (
+            ruleset.wild is WildKind.TWOS
+            and len(cards) == 3
+            and all(c.rank == 2 for c in cards)
+            and pool.wilds_left == MAX_WILDS
+        )
+        if not pool.take(cards, overdraw=twos):
             continue
         melds.append((kind, meld))
-        pool.take(cards)
         total += len(meld)
     return melds
 
@@ -343,7 +366,7 @@ def random_spec(ruleset_id: str, seed: int | str) -> PositionSpec:
     for kind, meld in _table(ruleset, pool, rng):
         codes = _write(ruleset, kind, meld, rng)
         if codes is None:
-            pool.counts.update(c for c, _ in meld)
+            pool.give_back([c for c, _ in meld])
             continue
         table_codes.append(codes)
         table.append(tuple(_parse(c) for c in codes))
@@ -355,7 +378,9 @@ def random_spec(ruleset_id: str, seed: int | str) -> PositionSpec:
     if room > 0:
         hand += _hand(ruleset, pool, table, room, rng)
     if not hand:
-        hand = [rng.choice(sorted(pool.counts.elements()))]
+        plain = [c for c in sorted(+pool.counts) if not ruleset.is_wild_card(c)]
+        hand = [rng.choice(plain)]
+        pool.take(hand)
     return PositionSpec(ruleset_id, players, tuple(table_codes), tuple(c.code for c in hand), turn)
 
 

@@ -1,0 +1,318 @@
+"""CP-SAT versus the brute-force reference on one position, and a minimiser for failures.
+
+``compare(ruleset_id, seed)`` builds the seeded random position, solves it both ways and
+returns an ``Outcome``: every disagreement as a sentence, plus coverage flags saying what the
+position exercised (a play exists, a wild had to be released, going out, …). It is a plain
+module-level function so that a process pool can run it.
+
+Run as a script to hunt disagreements and print them, minimised, as markdown (the material
+of ``DISAGREEMENTS.md``)::
+
+    python -m tests.reference.differential [N] [ruleset ...]
+    python -m tests.reference.differential mexe-mexe:264 rummikub:632
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from solver.melds import MeldKind, classify
+from solver.position import Position
+from solver.search import Objective, SolverError, SolveResult, max_cards_placed, solve_move
+from solver.validate import validate_move
+from tests.reference.bruteforce import (
+    Best,
+    Optima,
+    base_validator,
+    format_move,
+    solve,
+)
+from tests.reference.positions import REARRANGEMENT, PositionSpec, random_spec
+
+# Every MOVES_EVERY-th position asks the solver for several moves, all of which must be legal.
+MOVES_EVERY = 10
+SEVERAL_MOVES = 3
+
+
+@dataclass
+class Outcome:
+    """The comparison on one position."""
+
+    ruleset: str
+    seed: int
+    spec: PositionSpec
+    problems: list[str] = field(default_factory=list)
+    flags: set[str] = field(default_factory=set)
+    reference_seconds: float = 0.0
+    solver_seconds: float = 0.0
+
+    @property
+    def agrees(self) -> bool:
+        return not self.problems
+
+    def report(self) -> str:
+        return f"seed {self.seed}: {self.spec}\n  " + "\n  ".join(self.problems)
+
+
+def _best_text(best: Best | None) -> str:
+    if best is None:
+        return "no legal play"
+    return f"{best.value} by [{format_move(best.witness.move)}]"
+
+
+def _solver_text(result: SolveResult) -> str:
+    if not result.moves:
+        return f"no move (optimal={result.optimal})"
+    top = result.moves[0]
+    return (
+        f"[{format_move(top.move)}] laying {top.cards_played}, leaving "
+        f"{top.verdict.hand_points_after} points, went_out={top.verdict.went_out} "
+        f"(optimal={result.optimal})"
+    )
+
+
+def _ace_flags(optima: Optima, position: Position) -> set[str]:
+    flags: set[str] = set()
+    best = optima.most_cards
+    if best is None:
+        return flags
+    for meld in best.witness.move.table:
+        reading = classify(position.ruleset, meld).reading
+        if reading.kind is MeldKind.SEQUENCE:
+            if reading.positions[0] == 1:
+                flags.add("ace_low")
+            if reading.positions[-1] == 14:
+                flags.add("ace_high")
+    return flags
+
+
+def reference_flags(optima: Optima, position: Position) -> set[str]:
+    """What the position exercised, by the reference's optima and witnesses."""
+    ruleset = position.ruleset
+    flags: set[str] = set()
+    if any(
+        tc.value is not None or ruleset.is_wild_card(tc.card) for m in position.table for tc in m
+    ):
+        flags.add("table_wild")
+    if not optima.any_play:
+        flags.add("no_play")
+        return flags
+    assert optima.most_cards is not None and optima.fewest_points is not None
+    flags.add("play")
+    most = optima.most_cards.witness
+    if most.releases:
+        flags.add("release_needed_most")  # every move laying the most cards releases a wild
+    if optima.fewest_points.witness.releases:
+        flags.add("release_needed_points")
+    if most.releases or optima.fewest_points.witness.releases:
+        flags.add("release_needed")
+    witnesses = (optima.most_cards, optima.fewest_points, optima.go_out)
+    if any(b.witness.move.to_hand for b in witnesses if b):
+        flags.add("to_hand_needed")  # an optimum needs a released 2 taken back (R5)
+    if optima.to_hand is not None:
+        flags.add("to_hand")  # a legal play takes a released 2 back to the hand
+    if optima.go_out is not None:
+        flags.add("go_out")
+    if most.new_melds > 0:
+        flags.add("meld_play")
+    if optima.add_only is not None:
+        flags.add("add_play")
+        if optima.add_only.value < optima.most_cards.value:
+            flags.add("meld_beats_add")
+    if ruleset.opening_points and not position.turn.has_opened:
+        flags.add("opening_play")
+    flags |= _ace_flags(optima, position)
+    return flags
+
+
+def _check_move_legal(
+    position: Position, optima: Optima, result: SolveResult, what: str, problems: list[str]
+) -> None:
+    """Every returned move: legal for the validator, and for the reference's own R8 check.
+
+    The validator's R8 search question goes to the reference (not to CP-SAT, which
+    ``solve_move`` has already consulted when it re-checked its own moves).
+    """
+    largest_add = optima.add_only.value if optima.add_only else 0
+    for k, solved in enumerate(result.moves):
+        move = solved.move
+        full = validate_move(position, move, max_placed=optima.max_placed)
+        if not full.legal:
+            problems.append(
+                f"{what}: move {k} [{format_move(move)}] is illegal: "
+                + "; ".join(str(v) for v in full.violations)
+            )
+        base = base_validator(position, move)
+        net = len(move.table) - len(position.table)
+        maximal_rule = position.ruleset.add_must_be_maximal
+        if base.legal and maximal_rule and net <= 0 and len(base.played) != largest_add:
+            problems.append(
+                f"{what}: move {k} [{format_move(move)}] is an add of "
+                f"{solved.cards_played} card(s) but the reference's largest add lays "
+                f"{largest_add} (R8)"
+            )
+
+
+def compare_position(spec: PositionSpec, seed: int = -1, several: int = 1) -> Outcome:
+    """Solve one position both ways and list every disagreement.
+
+    ``several``: how many moves to ask the solver for (each must be legal).
+    """
+    position = spec.build()
+    outcome = Outcome(position.ruleset.id, seed, spec)
+    started = time.perf_counter()
+    optima = solve(position)
+    outcome.reference_seconds = time.perf_counter() - started
+    outcome.flags = reference_flags(optima, position)
+    problems = outcome.problems
+    problems.extend(f"reference note: {n}" for n in optima.notes)
+    started = time.perf_counter()
+    results: dict[Objective, SolveResult] = {}
+    for objective in Objective:
+        try:
+            results[objective] = solve_move(position, objective, max_moves=several)
+        except SolverError as exc:
+            problems.append(f"{objective.name}: SolverError: {exc}")
+    add_placed: int | None = None
+    if position.ruleset.add_must_be_maximal:
+        add_placed = max_cards_placed(position, max_new_melds=0)
+    outcome.solver_seconds = time.perf_counter() - started
+
+    for objective, result in results.items():
+        what = objective.name
+        if not result.optimal:
+            problems.append(f"{what}: the solver did not prove optimality")
+        if bool(result.moves) != optima.any_play:
+            problems.append(
+                f"{what}: the solver returned {_solver_text(result)}; the reference finds "
+                f"{_best_text(optima.most_cards)}"
+            )
+            continue
+        _check_move_legal(position, optima, result, what, problems)
+        if not result.moves:
+            continue
+        top = result.moves[0]
+        if objective is Objective.MOST_CARDS:
+            assert optima.most_cards is not None
+            if top.cards_played != optima.most_cards.value:
+                problems.append(
+                    f"{what}: solver {_solver_text(result)}; reference most cards "
+                    f"{_best_text(optima.most_cards)}"
+                )
+        elif objective is Objective.FEWEST_POINTS:
+            assert optima.fewest_points is not None
+            if top.verdict.hand_points_after != optima.fewest_points.value:
+                problems.append(
+                    f"{what}: solver {_solver_text(result)}; reference fewest points "
+                    f"{_best_text(optima.fewest_points)}"
+                )
+        elif top.verdict.went_out != (optima.go_out is not None):
+            problems.append(
+                f"{what}: solver {_solver_text(result)}; reference going out "
+                f"{_best_text(optima.go_out)}"
+            )
+    if add_placed is not None:
+        expected = optima.add_only.value if optima.add_only else 0
+        if add_placed != expected:
+            problems.append(
+                f"max_cards_placed(max_new_melds=0) = {add_placed}; reference largest add "
+                f"{_best_text(optima.add_only)}"
+            )
+    return outcome
+
+
+def compare(job: tuple[str, int]) -> Outcome:
+    """``compare_position`` on the seeded random position ``job = (ruleset_id, seed)``."""
+    ruleset_id, seed = job
+    several = SEVERAL_MOVES if seed % MOVES_EVERY == 0 else 1
+    return compare_position(random_spec(ruleset_id, seed), seed, several)
+
+
+# ------------------------------------------------------------------------------------------
+# Minimising a disagreement
+
+
+def _smaller(spec: PositionSpec) -> list[PositionSpec]:
+    """Positions with one hand card or one table meld less (still valid positions)."""
+    out: list[PositionSpec] = []
+    for i in range(len(spec.hand)):
+        if len(spec.hand) > 1:
+            out.append(replace(spec, hand=spec.hand[:i] + spec.hand[i + 1 :]))
+    for m in range(len(spec.table)):
+        out.append(replace(spec, table=spec.table[:m] + spec.table[m + 1 :]))
+    for m, meld in enumerate(spec.table):
+        for c in range(len(meld)):
+            shorter = meld[:c] + meld[c + 1 :]
+            out.append(replace(spec, table=(*spec.table[:m], shorter, *spec.table[m + 1 :])))
+    return out
+
+
+def minimise(spec: PositionSpec, fails: Callable[[PositionSpec], bool]) -> PositionSpec:
+    """Greedily drop hand cards, melds and meld cards while ``fails`` still holds."""
+    current = spec
+    improved = True
+    while improved:
+        improved = False
+        for smaller in _smaller(current):
+            try:
+                smaller.build()
+            except ValueError:
+                continue  # an invalid meld or position: not a candidate
+            if fails(smaller):
+                current = smaller
+                improved = True
+                break
+    return current
+
+
+def report_section(ruleset_id: str, seed: int) -> list[str]:
+    """A markdown section for one disagreeing seed: as generated, then minimised."""
+    outcome = compare((ruleset_id, seed))
+    several = SEVERAL_MOVES if seed % MOVES_EVERY == 0 else 1
+
+    def fails(spec: PositionSpec) -> bool:
+        return not compare_position(spec, several=several).agrees
+
+    small = minimise(outcome.spec, fails)
+    again = compare_position(small, several=several)
+    asked = f" (max_moves={several})" if several > 1 else ""
+    return [
+        f"### {ruleset_id}, seed {seed}{asked}",
+        "",
+        f"Generated: `{outcome.spec}`",
+        "",
+        *[f"- {p}" for p in outcome.problems],
+        "",
+        f"Minimised: `{small}`",
+        "",
+        *[f"- {p}" for p in again.problems],
+        "",
+    ]
+
+
+def main(argv: list[str]) -> int:
+    """Print markdown sections for disagreements, minimised.
+
+    Arguments: ``N [ruleset ...]`` hunts seeds 0..N-1 (all six rulesets by default), or
+    ``ruleset:seed ...`` reports exactly those seeds.
+    """
+    if argv and ":" in argv[0]:
+        jobs = [(a.split(":")[0], int(a.split(":")[1])) for a in argv]
+    else:
+        n = int(argv[0]) if argv else 1000
+        jobs = [(r, s) for r in argv[1:] or REARRANGEMENT for s in range(n)]
+    found = 0
+    for ruleset_id, seed in jobs:
+        if compare((ruleset_id, seed)).agrees:
+            continue
+        found += 1
+        print("\n".join(report_section(ruleset_id, seed)), flush=True)
+    print(f"{found} disagreement(s) in {len(jobs)} position(s)", file=sys.stderr)
+    return 1 if found else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
