@@ -20,6 +20,7 @@ from solver.rulesets import DrawRule, Ruleset
 from solver.validate import Verdict, validate_move
 
 DEFAULT_TIME_LIMIT_MS = 10_000
+TIE_BREAK_FLOOR_S = 0.1  # the least time the melds-changed tie-break gets
 MAX_MOVES = 20
 
 
@@ -247,7 +248,7 @@ def _solve_lexicographic(
     first_solver = solver
     # The tie-break gets as long as the primary took (at least 100 ms), at most half of
     # what is left: a hint must stay fast even where proving the tie-break is hard.
-    solver = budget.solver(share=0.5, cap=max(0.1, first_solver.wall_time))
+    solver = budget.solver(share=0.5, cap=max(TIE_BREAK_FLOOR_S, first_solver.wall_time))
     status = solver.solve(tie)
     budget.record(solver, status, primary=False)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
