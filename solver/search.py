@@ -240,6 +240,8 @@ def _solve_lexicographic(
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     best = round(solver.objective_value)
+    if solver.value(tm.changed) == 0:
+        return solver  # nothing on the table changed: the tie-break cannot do better
     tie = tm.model.clone()
     tie.add(expr == best)
     tie.minimize(tm.changed)
