@@ -16,7 +16,8 @@ from ortools.sat.python import cp_model
 from solver.model import ModelOptions, TurnModel
 from solver.position import Meld, Move, Position
 from solver.rebuild import rebuild_move
-from solver.rulesets import DrawRule, Ruleset
+from solver.rulesets import Ruleset
+from solver.turns import draw_violations
 from solver.validate import Verdict, validate_move
 
 DEFAULT_TIME_LIMIT_MS = 10_000
@@ -74,16 +75,8 @@ def default_objective(ruleset: Ruleset) -> Objective:
 
 
 def play_allowed(position: Position) -> bool:
-    """Does the turn state allow a play at all (R8)?"""
-    turn = position.turn
-    rule = position.ruleset.draw_rule
-    if rule is DrawRule.ONE_TO_THREE:
-        return turn.cards_drawn in (1, 2) or (turn.stock_empty and turn.cards_drawn == 0)
-    if rule is DrawRule.EXACTLY_ONE:
-        return turn.cards_drawn == 1 or (turn.stock_empty and turn.cards_drawn == 0)
-    if rule is DrawRule.DRAW_OR_PLAY:
-        return turn.cards_drawn == 0
-    return True
+    """Does the turn state allow a play at all (R8)? The validator's own rule, reused."""
+    return not draw_violations(position)
 
 
 def _options(position: Position, max_new_melds: int | None, add_size: int | None) -> ModelOptions:

@@ -14,6 +14,7 @@ import argparse
 import sys
 
 from service.cli_commands import Subparsers
+from service.cli_commands._position_args import print_malformed, split_cards, split_melds
 from solver.errors import InvalidRequest
 from solver.position import Turn, parse_move, parse_position
 from solver.rulesets import RULESETS, Family
@@ -48,15 +49,6 @@ def register(subparsers: Subparsers) -> None:
     parser.set_defaults(func=run)
 
 
-def split_melds(text: str) -> list[list[str]]:
-    """``"7H 8S JK=9 | 5C 5D 5S"`` -> ``[["7H", "8S", "JK=9"], ["5C", "5D", "5S"]]``."""
-    return [part.replace(",", " ").split() for part in text.split("|") if part.strip()]
-
-
-def split_cards(text: str) -> list[str]:
-    return text.replace(",", " ").split()
-
-
 def run(args: argparse.Namespace) -> int:
     turn = Turn(
         cards_drawn=args.drawn,
@@ -69,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             args.ruleset, args.players, split_melds(args.table), split_cards(args.hand), turn
         )
     except InvalidRequest as error:
-        return _malformed(error, "position")
+        return print_malformed(error, "position")
     if position.ruleset.family is not Family.REARRANGEMENT:
         print(f"{position.ruleset.id}: validate judges the rearrangement games only",
               file=sys.stderr)
@@ -78,17 +70,10 @@ def run(args: argparse.Namespace) -> int:
         move = parse_move(position, split_melds(args.after), split_cards(args.to_hand),
                           args.knock)
     except InvalidRequest as error:
-        return _malformed(error, "move")
+        return print_malformed(error, "move")
     verdict = validate_move(position, move)
     print(render(verdict))
     return 0 if verdict.legal else 1
-
-
-def _malformed(error: InvalidRequest, prefix: str) -> int:
-    print("malformed request:", file=sys.stderr)
-    for problem in error.prefixed(prefix).problems:
-        print(f"  {problem.field}: {problem.description}", file=sys.stderr)
-    return 2
 
 
 def render(verdict: Verdict) -> str:
