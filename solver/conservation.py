@@ -63,7 +63,7 @@ def count_flow(position: Position, move: Move) -> CardFlow:
     after = move.table_cards()
     to_hand = Counter(move.to_hand)
     back = to_hand & before
-    stays = before - back
+    stays = _excess(before, back)
     wild_before: Counter[Card] = Counter()
     for meld, reading in zip(position.table, table_readings(position), strict=True):
         for tc, is_wild in zip(meld, reading.wild, strict=True):
@@ -74,10 +74,16 @@ def count_flow(position: Position, move: Move) -> CardFlow:
         after=after,
         hand=Counter(position.hand),
         back=back,
-        played=after - stays,
-        removed=stays - after,
+        played=_excess(after, stays),
+        removed=_excess(stays, after),
         wild_before=wild_before,
     )
+
+
+def _excess(a: Counter[Card], b: Counter[Card]) -> Counter[Card]:
+    """``a - b`` for counts that are never negative, in ``a``'s order: ``Counter.__sub__``
+    calls ``__missing__`` for every code absent from ``b``, a cost on every large table."""
+    return Counter({card: n - b.get(card, 0) for card, n in a.items() if n > b.get(card, 0)})
 
 
 def _copies(card: Card, count: int) -> str:

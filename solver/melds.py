@@ -9,6 +9,7 @@ is a group of 2s, not a sequence of two wild 2s around a natural one (docs/rules
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from enum import Enum
 
 from solver.cards import SUIT_GLYPHS, SUITS, Card, TableCard, WildValue, rank_name
 from solver.rulesets import Ruleset, SuitRule, rank_of_position
+
+CLASSIFY_CACHE_SIZE = 16384  # melds: about 1 KB each, so some 16 MB when full
 
 
 class MeldKind(Enum):
@@ -94,6 +97,26 @@ def card_text(card: Card) -> str:
     return f"{rank_name(card.rank)}{SUIT_GLYPHS[card.suit]}"
 
 
+def _anchor(ruleset: Ruleset, cards: Sequence[TableCard]) -> tuple[int, TableCard] | None:
+    """The first card that cannot act as a wild, with its index: every reading must read it
+    as itself, which pins a sequence's start and suit, or a group's rank."""
+    for k, tc in enumerate(cards):
+        if not ruleset.is_wild_card(tc.card):
+            return k, tc
+    return None
+
+
+def _fits_naturally(tc: TableCard, rank: int, suit: str | None) -> bool:
+    """Can the card stand for itself as ``rank`` (of ``suit``, where one is fixed)?"""
+    card = tc.card
+    return (
+        tc.value is None
+        and card.is_ordinary
+        and card.rank == rank
+        and (suit is None or card.suit == suit)
+    )
+
+
 def _sequence_readings(ruleset: Ruleset, cards: Sequence[TableCard]) -> list[Reading]:
     n = len(cards)
     allowed = ruleset.sequence_positions
@@ -102,11 +125,18 @@ def _sequence_readings(ruleset: Ruleset, cards: Sequence[TableCard]) -> list[Rea
     out: list[Reading] = []
     if n > ruleset.max_sequence:
         return out
+    # Only the starts and suits where the anchor stands for itself can give a reading
+    # (``_sequence_at`` rejects the others), so they alone are tried, in the same order.
+    anchor = _anchor(ruleset, cards)
     for start in allowed:
         positions = tuple(range(start, start + n))
         if positions[-1] not in allowed:
             break
         for suit in suits:
+            if anchor is not None:
+                k, tc = anchor
+                if not _fits_naturally(tc, rank_of_position(positions[k]), suit):
+                    continue
             reading = _sequence_at(ruleset, cards, positions, suit)
             if reading is not None:
                 out.append(reading)
@@ -121,13 +151,7 @@ def _sequence_at(
     for tc, pos in zip(cards, positions, strict=True):
         rank = rank_of_position(pos)
         card = tc.card
-        natural_fits = (
-            tc.value is None
-            and card.is_ordinary
-            and card.rank == rank
-            and (suit is None or card.suit == suit)
-        )
-        if natural_fits:
+        if _fits_naturally(tc, rank, suit):
             values.append(WildValue(rank, card.suit))
             wild.append(False)
             continue
@@ -155,7 +179,11 @@ def _group_readings(ruleset: Ruleset, cards: Sequence[TableCard]) -> list[Readin
     if not ruleset.group_min <= n <= ruleset.group_max:
         return []
     out: list[Reading] = []
+    anchor = _anchor(ruleset, cards)
     for rank in range(1, 14):
+        # As for sequences: ``_group_of`` has no reading where the anchor is not natural.
+        if anchor is not None and not _fits_naturally(anchor[1], rank, None):
+            continue
         reading = _group_of(ruleset, cards, rank)
         if reading is not None:
             out.append(reading)
@@ -214,9 +242,38 @@ def readings(ruleset: Ruleset, cards: Sequence[TableCard]) -> list[Reading]:
     return sorted(found.values(), key=lambda r: -r.naturals)
 
 
+class _RulesetKey:
+    """A ruleset as a cache key. ``Ruleset`` is not hashable (it holds mappings): the key
+    hashes its ``id`` and compares rulesets by value, identity first (the usual case)."""
+
+    __slots__ = ("_hash", "ruleset")
+
+    def __init__(self, ruleset: Ruleset) -> None:
+        self.ruleset = ruleset
+        self._hash = hash(ruleset.id)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, _RulesetKey):
+            return NotImplemented
+        return other.ruleset is self.ruleset or other.ruleset == self.ruleset
+
+
 def classify(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldClassification:
     """Decide sequence / group / invalid (with the reason) / ambiguous for one meld."""
-    meld = tuple(cards)
+    return _classify_cached(_RulesetKey(ruleset), tuple(cards))
+
+
+# A verdict is a pure function of immutable inputs, and most melds of a move are the
+# table's own, already classified when the position was parsed: they cost a lookup.
+@functools.lru_cache(maxsize=CLASSIFY_CACHE_SIZE)
+def _classify_cached(key: _RulesetKey, meld: tuple[TableCard, ...]) -> MeldClassification:
+    return _classify(key.ruleset, meld)
+
+
+def _classify(ruleset: Ruleset, meld: tuple[TableCard, ...]) -> MeldClassification:
     problem = _basic_problem(ruleset, meld)
     if problem:
         return MeldClassification(meld, (), problem)

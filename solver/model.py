@@ -211,20 +211,28 @@ class TurnModel:
                 suit is None or v.suit is None or v.suit == suit
             )
 
+        # Capacity of each run place: natural supply, free wilds, fitting table wilds.
+        supply = {(p, suit): self._position_supply(p, suit) for p in pos for suit in suits}
+        place_cap = {
+            (p, suit): supply[(p, suit)]
+            + n_free
+            + sum(1 for i in pool_fixed if fixed_fits(i, p, suit))
+            for p in pos
+            for suit in suits
+        }
+        covering_runs: dict[tuple[int, str | None], list[cp_model.IntVar]] = {}
         for suit in suits:
             for a_i, a in enumerate(pos):
                 for b in pos[a_i + rs.min_sequence - 1 : a_i + longest]:
-                    caps = [
-                        self._position_supply(p, suit)
-                        + n_free
-                        + sum(1 for i in pool_fixed if fixed_fits(i, p, suit))
-                        for p in range(a, b + 1)
-                    ]
-                    naturals = sum(self._position_supply(p, suit) for p in range(a, b + 1))
-                    if min(caps) <= 0 or naturals == 0:
+                    span = range(a, b + 1)
+                    cap = min(place_cap[(p, suit)] for p in span)
+                    if cap <= 0 or not any(supply[(p, suit)] for p in span):
                         continue
                     name = f"run_{a}_{b}_{suit or 'x'}"
-                    self.runs[(a, b, suit)] = m.new_int_var(0, min(caps), name)
+                    run = m.new_int_var(0, cap, name)
+                    self.runs[(a, b, suit)] = run
+                    for p in span:
+                        covering_runs.setdefault((p, suit), []).append(run)
         # Fill of every run place: naturals, table wilds keeping their value, free wilds.
         self.run_fill: dict[tuple[int, str], cp_model.IntVar] = {}
         self.run_free: dict[tuple[int, str | None], cp_model.IntVar] = {}
@@ -232,9 +240,7 @@ class TurnModel:
         for p in pos:
             r = rank_of_position(p)
             for suit in suits:
-                covering = [
-                    v for (a, b, s), v in self.runs.items() if a <= p <= b and s == suit
-                ]
+                covering = covering_runs.get((p, suit))
                 if not covering:
                     continue
                 parts: list[cp_model.IntVar] = []
@@ -512,16 +518,19 @@ class TurnModel:
         ]
         free_slots += [*self.run_free.values(), *self.group_free.values()]
         m.add(sum(self.free_wild.values()) == sum(free_slots))
+        fills_by_code: dict[Code, list[cp_model.IntVar]] = {}
+        for (p, suit), v in self.run_fill.items():
+            fills_by_code.setdefault((rank_of_position(p), suit), []).append(v)
+        kept_by_card: dict[Card, list[cp_model.LinearExprT]] = {}
+        for M, counts in enumerate(self.meld_count):
+            for c, n in counts.items():
+                kept_by_card.setdefault(c, []).append(n * self.keep[M])
         cards = sorted(set(self.table_count) | set(self.hand_count))
         for card in cards:
             placed: list[cp_model.LinearExprT] = []
             if card.is_ordinary:
                 code = _nat_code(card)
-                placed += [
-                    v
-                    for (p, s), v in self.run_fill.items()
-                    if s == card.suit and rank_of_position(p) == card.rank
-                ]
+                placed += fills_by_code.get(code, [])
                 if code in self.group_suits:
                     placed.append(self.group_suits[code])
                 placed += [s.nat[code] for s in self.slots if code in s.nat]
@@ -532,11 +541,7 @@ class TurnModel:
                     placed += self.wild_placements[i]
                     if i in self.th:
                         placed.append(self.th[i])
-            kept = sum(
-                self.meld_count[M][card] * self.keep[M]
-                for M in range(len(self.keep))
-                if self.meld_count[M][card]
-            )
+            kept = cp_model.LinearExpr.sum(kept_by_card.get(card, []))
             hand = self.hu.get(card, 0)
             m.add(cp_model.LinearExpr.sum(placed) + kept == self.table_count[card] + hand)
 

@@ -21,7 +21,10 @@ from solver.turns import draw_violations
 from solver.validate import Verdict, validate_move
 
 DEFAULT_TIME_LIMIT_MS = 10_000
-TIE_BREAK_FLOOR_S = 0.1  # the least time the melds-changed tie-break gets
+# Work limits in CP-SAT's deterministic time (load-independent, so the same request gets
+# the same answer): 0.03 is about 100 ms of wall time on a 2-core CI machine (bench/).
+TIE_BREAK_FLOOR_DTIME = 0.03  # the least work the melds-changed tie-break gets
+WEIGHTED_DTIME = 0.1  # the most work the one-solve lexicographic search gets
 MAX_MOVES = 20
 
 
@@ -102,24 +105,38 @@ class _Budget:
         self.status = "UNKNOWN"
         self.tie_break_optimal = True
 
-    def solver(self, share: float = 1.0, cap: float | None = None) -> cp_model.CpSolver:
+    def solver(self, share: float = 1.0, work: float | None = None) -> cp_model.CpSolver:
+        """A solver bounded by ``share`` of the time left and by ``work`` (deterministic)."""
         solver = cp_model.CpSolver()
-        left = max(self.deadline - time.monotonic(), 0.001) * share
-        solver.parameters.max_time_in_seconds = left if cap is None else min(left, cap)
+        solver.parameters.max_time_in_seconds = max(self.deadline - time.monotonic(), 0.001) * share
+        if work is not None:
+            solver.parameters.max_deterministic_time = work
         solver.parameters.random_seed = 0
         solver.parameters.num_workers = 1  # deterministic: same request, same answer
+        # These models are a few hundred variables: one presolve pass without probing or
+        # symmetry detection halves the median solve and bounds the slow tail (bench/).
+        solver.parameters.max_presolve_iterations = 1
+        solver.parameters.cp_model_probing_level = 0
+        solver.parameters.symmetry_level = 0
         return solver
 
     def record(
-        self, solver: cp_model.CpSolver, status: cp_model.CpSolverStatus, primary: bool = True
+        self,
+        solver: cp_model.CpSolver,
+        status: cp_model.CpSolverStatus,
+        primary: bool = True,
+        proved: bool | None = None,
     ) -> None:
+        """Count a solve; ``proved`` overrides what the status says of the primary."""
         self.solves += 1
         self.conflicts += int(solver.num_conflicts)
         self.branches += int(solver.num_branches)
         if primary:
             if self.solves == 1 or self.status == "UNKNOWN":
-                self.status = solver.status_name(status)
-            if status not in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+                self.status = "OPTIMAL" if proved else solver.status_name(status)
+            if proved is None:
+                proved = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+            if not proved:
                 self.optimal = False
         elif status != cp_model.OPTIMAL:
             self.tie_break_optimal = False
@@ -216,19 +233,24 @@ def _solve_lexicographic(
 ) -> cp_model.CpSolver | None:
     """Best by the objective; among those, the fewest original melds changed.
 
-    Two solves rather than one weighted sum: the primary optimum is proved on a model
-    without the tie-break, then the primary value is fixed and the tie-break runs from
-    the first solution as a hint, within a share of the time left. ``optimal`` speaks of
-    the primary objective; the tie-break is the best found in its share (docs/solver.md).
+    Two solves rather than one weighted sum: the primary optimum is proved on the model
+    without the tie-break (a weighted sum proves it later, and sometimes much later), then
+    the primary value is fixed and the tie-break searches afresh within a share of the
+    time left. ``optimal`` speaks of the primary objective; the tie-break is the best
+    found in its share (docs/solver.md).
     """
     expr, maximize = _primary(tm, objective)
-    model = tm.model.clone()
+    if tm.options.max_new_melds is None and tm.keep:
+        weighted = _solve_weighted(tm, expr, maximize, budget)
+        if weighted is not None:
+            return weighted
+    # The objective replaces the previous one, so the model itself is solved, not a copy.
     if maximize:
-        model.maximize(expr)
+        tm.model.maximize(expr)
     else:
-        model.minimize(expr)
+        tm.model.minimize(expr)
     solver = budget.solver()
-    status = solver.solve(model)
+    status = solver.solve(tm.model)
     budget.record(solver, status, primary=True)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
@@ -238,17 +260,54 @@ def _solve_lexicographic(
     tie = tm.model.clone()
     tie.add(expr == best)
     tie.minimize(tm.changed)
-    for var in tm.structural_vars():
-        tie.add_hint(var, solver.value(var))
     first_solver = solver
-    # The tie-break gets as long as the primary took (at least 100 ms), at most half of
-    # what is left: a hint must stay fast even where proving the tie-break is hard.
-    solver = budget.solver(share=0.5, cap=max(TIE_BREAK_FLOOR_S, first_solver.wall_time))
+    # No hint from the first solution: it rearranges the table freely, and a search that
+    # starts from it finds fewer-change tables later than one that starts afresh (bench/).
+    # The tie-break gets as much work as the primary took (at least ~100 ms), at most half
+    # of the time left: a hint must stay fast even where proving the tie-break is hard.
+    work = max(TIE_BREAK_FLOOR_DTIME, first_solver.deterministic_time)
+    solver = budget.solver(share=0.5, work=work)
     status = solver.solve(tie)
     budget.record(solver, status, primary=False)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return first_solver
     return solver
+
+
+def _solve_weighted(
+    tm: TurnModel, expr: cp_model.LinearExprT, maximize: bool, budget: _Budget
+) -> cp_model.CpSolver | None:
+    """Both objectives in one solve: one primary unit outweighs every melds-changed count.
+
+    Used where new melds are unlimited (rummikub): there this sum is proved about as fast
+    as the primary alone, which saves the second solve (bench/). Under R6's one new meld
+    its proof can take seconds, so those rulesets solve in two stages. Returns None, having
+    spent at most half the time left or ``WEIGHTED_DTIME``, when it proved nothing: the two
+    stages then run.
+    """
+    weight = len(tm.keep) + 1  # changed is 0..len(keep): below one unit of the primary
+    sign = -1 if maximize else 1
+    combined = cp_model.LinearExpr.weighted_sum([expr, tm.changed], [weight, sign])
+    if maximize:
+        tm.model.maximize(combined)
+    else:
+        tm.model.minimize(combined)
+    solver = budget.solver(share=0.5, work=WEIGHTED_DTIME)
+    status = solver.solve(tm.model)
+    if status in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+        budget.record(solver, status, primary=True)
+        return solver if status == cp_model.OPTIMAL else None
+    if status == cp_model.FEASIBLE:
+        # The bound may already exclude a better primary value with any tie-break.
+        value = round(solver.value(expr))
+        bound = solver.best_objective_bound
+        proved = bound < value * weight + 1 if maximize else bound > value * weight - 1
+        if proved:
+            budget.record(solver, status, primary=True, proved=True)
+            budget.tie_break_optimal = False
+            return solver
+    budget.record(solver, status, primary=False)
+    return None
 
 
 def _forbid(tm: TurnModel, solver: cp_model.CpSolver) -> None:

@@ -166,12 +166,14 @@ class WildAccounting:
 
     def _index_tables(self) -> None:
         ruleset = self.ruleset
-        self.nat_before: list[Counter[Card]] = []
+        # Links start at a wild's meld (its lineage, or its release), so only the few melds
+        # that held a wild need their naturals: a large table has many more.
+        self.nat_before: dict[int, Counter[Card]] = {}
         before = table_readings(self.position)
-        for cards, reading in zip(self.position.table, before, strict=True):
-            wild = reading.wild
-            self.nat_before.append(
-                Counter(tc.card for tc, w in zip(cards, wild, strict=True) if not w)
+        for i in sorted({w.meld for w in self.wilds}):
+            cards, wild = self.position.table[i], before[i].wild
+            self.nat_before[i] = Counter(
+                tc.card for tc, w in zip(cards, wild, strict=True) if not w
             )
         self.slots_by_card: dict[Card, list[Slot]] = {}
         self.natural_slots: list[dict[Card, list[Slot]]] = []
@@ -187,11 +189,17 @@ class WildAccounting:
             if meld.reading is not None and meld.reading.kind is MeldKind.GROUP:
                 suits = {v.suit for v in meld.reading.values if v.suit}
             self.group_suits.append(suits)
+        # Through an index of the after melds holding each natural card, not a scan of
+        # every pair of melds.
+        holders: dict[Card, list[int]] = {}
+        for j, slots in enumerate(self.natural_slots):
+            for card in slots:
+                holders.setdefault(card, []).append(j)
         self.possible: set[Link] = {
             (i, j)
-            for i, nat in enumerate(self.nat_before)
-            for j, slots in enumerate(self.natural_slots)
-            if any(card in slots for card in nat)
+            for i, nat in self.nat_before.items()
+            for card in nat
+            for j in holders.get(card, ())
         }
 
     def _releasers(self, wild: BeforeWild) -> list[Slot]:
@@ -478,4 +486,6 @@ class _State:
 
 def account_wilds(position: Position, after: Sequence[AfterMeld], flow: CardFlow) -> WildOutcome:
     """Run the wild accounting of the module docstring for one reading of the move."""
+    if not flow.wild_before:
+        return WildOutcome(ok=True)  # no wild on the table before: nothing to account for
     return WildAccounting(position, after, flow).run()

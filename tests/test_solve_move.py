@@ -114,6 +114,43 @@ def test_hint_disturbs_the_table_least() -> None:
     assert sum(best.changed) == 1
 
 
+def test_rummikub_hint_disturbs_the_table_least() -> None:
+    # Rummikub solves both objectives as one weighted sum: 8H extends 5-6-7 directly, and
+    # no other meld (the 8s nor the hearts run) needs to change.
+    position = parse_position(
+        "rummikub", 2, [["5H", "6H", "7H"], ["8C", "8D", "8S"], ["9H", "10H", "JH"]], ["8H"],
+        Turn(has_opened=True))
+    best = solve_move(position, Objective.MOST_CARDS).moves[0]
+    assert best.cards_played == 1
+    assert best.melds_changed == 1
+
+
+@pytest.mark.parametrize(("ruleset", "size"), [("rummikub", "mid"), ("carrossel", "small")])
+def test_tie_break_reaches_the_proved_fewest_changes(ruleset: str, size: str) -> None:
+    """The returned move changes no more melds than a long, separate two-stage solve proves
+    is the least for that optimum (the weighted sum's weight and the tie-break's limits)."""
+    from ortools.sat.python import cp_model
+
+    from bench.positions import bench_positions
+    from solver.model import ModelOptions, TurnModel
+
+    for spec in bench_positions(ruleset, size, 4, 3):
+        position = spec.position()
+        objective = Objective.MOST_CARDS
+        result = solve_move(position, objective)
+        if not result.moves:
+            continue
+        rs = position.ruleset
+        tm = TurnModel(position, ModelOptions(max_new_melds=rs.max_new_melds))
+        tm.model.add(tm.played == result.moves[0].cards_played)
+        tm.model.minimize(tm.changed)
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.max_time_in_seconds = 60
+        assert solver.solve(tm.model) == cp_model.OPTIMAL
+        assert result.moves[0].melds_changed <= round(solver.objective_value)
+
+
 def test_moves_are_distinct_and_best_first() -> None:
     position = parse_position("carrossel", 2, [["4H", "5S", "6D"]], ["3C", "7H", "KD"],
                               Turn(cards_drawn=1))

@@ -170,7 +170,11 @@ def test_another_hand_card_never_lowers_the_most_cards_placed(
 @PROPERTY_SETTINGS
 @given(ruleset_id=st.sampled_from(REARRANGEMENT), seed=st.integers(0, 10**6))
 def test_order_of_hand_and_melds_does_not_matter(ruleset_id: str, seed: int) -> None:
-    """Shuffling the hand, the melds and a group's cards changes no optimum."""
+    """Shuffling the hand, the melds and a group's cards changes no optimum.
+
+    Only what each objective optimises is compared: two equally good moves may differ in
+    the rest (under most cards, one may also take a released wild to the hand).
+    """
     spec = random_spec(ruleset_id, seed)
     rng = random.Random(seed)
     hand = list(spec.hand)
@@ -184,9 +188,12 @@ def test_order_of_hand_and_melds_does_not_matter(ruleset_id: str, seed: int) -> 
         assert bool(one.moves) == bool(two.moves)
         if one.moves:
             a, b = one.moves[0], two.moves[0]
-            assert a.cards_played == b.cards_played
-            assert a.verdict.hand_points_after == b.verdict.hand_points_after
-            assert a.verdict.went_out == b.verdict.went_out
+            if objective is Objective.FEWEST_POINTS:
+                assert a.verdict.hand_points_after == b.verdict.hand_points_after
+            else:
+                assert a.cards_played == b.cards_played
+            if objective is Objective.GO_OUT:
+                assert a.verdict.went_out == b.verdict.went_out
 
 
 @PROPERTY_SETTINGS
