@@ -103,7 +103,6 @@ class _Budget:
         self.branches = 0
         self.solves = 0
         self.status = "UNKNOWN"
-        self.tie_break_optimal = True
 
     def solver(self, share: float = 1.0, work: float | None = None) -> cp_model.CpSolver:
         """A solver bounded by ``share`` of the time left and by ``work`` (deterministic)."""
@@ -127,19 +126,19 @@ class _Budget:
         primary: bool = True,
         proved: bool | None = None,
     ) -> None:
-        """Count a solve; ``proved`` overrides what the status says of the primary."""
+        """Count a solve; a primary one also sets the status and whether it was proved
+        (``proved`` overrides what the status says)."""
         self.solves += 1
         self.conflicts += int(solver.num_conflicts)
         self.branches += int(solver.num_branches)
-        if primary:
-            if self.solves == 1 or self.status == "UNKNOWN":
-                self.status = "OPTIMAL" if proved else solver.status_name(status)
-            if proved is None:
-                proved = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
-            if not proved:
-                self.optimal = False
-        elif status != cp_model.OPTIMAL:
-            self.tie_break_optimal = False
+        if not primary:
+            return
+        if self.solves == 1 or self.status == "UNKNOWN":
+            self.status = "OPTIMAL" if proved else solver.status_name(status)
+        if proved is None:
+            proved = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+        if not proved:
+            self.optimal = False
 
 
 def _max_played(position: Position, max_new_melds: int | None, budget: _Budget) -> int:
@@ -193,7 +192,7 @@ def solve_move(
     attempts = 0
     while len(moves) < max_moves and attempts < 3 * max_moves + 3:
         attempts += 1
-        solver = _solve_lexicographic(tm, objective, budget, first=not moves)
+        solver = _solve_lexicographic(tm, objective, budget)
         if solver is None:
             break
         if not moves:
@@ -229,20 +228,20 @@ def _primary(tm: TurnModel, objective: Objective) -> tuple[cp_model.LinearExprT,
 
 
 def _solve_lexicographic(
-    tm: TurnModel, objective: Objective, budget: _Budget, *, first: bool
+    tm: TurnModel, objective: Objective, budget: _Budget
 ) -> cp_model.CpSolver | None:
     """Best by the objective; among those, the fewest original melds changed.
 
-    Two solves rather than one weighted sum: the primary optimum is proved on the model
-    without the tie-break (a weighted sum proves it later, and sometimes much later), then
-    the primary value is fixed and the tie-break searches afresh within a share of the
-    time left. ``optimal`` speaks of the primary objective; the tie-break is the best
-    found in its share (docs/solver.md).
+    Where new melds are unlimited, first one weighted solve (``_solve_weighted``). Else, or
+    when that proved nothing, two solves: the primary optimum is proved on the model
+    without the tie-break, then the primary value is fixed and the tie-break searches
+    afresh within a work limit. ``optimal`` speaks of the primary objective; the tie-break
+    is the best found within its limit (docs/solver.md). None: no legal play.
     """
     expr, maximize = _primary(tm, objective)
     if tm.options.max_new_melds is None and tm.keep:
-        weighted = _solve_weighted(tm, expr, maximize, budget)
-        if weighted is not None:
+        settled, weighted = _solve_weighted(tm, expr, maximize, budget)
+        if settled:
             return weighted
     # The objective replaces the previous one, so the model itself is solved, not a copy.
     if maximize:
@@ -276,14 +275,15 @@ def _solve_lexicographic(
 
 def _solve_weighted(
     tm: TurnModel, expr: cp_model.LinearExprT, maximize: bool, budget: _Budget
-) -> cp_model.CpSolver | None:
+) -> tuple[bool, cp_model.CpSolver | None]:
     """Both objectives in one solve: one primary unit outweighs every melds-changed count.
 
     Used where new melds are unlimited (rummikub): there this sum is proved about as fast
     as the primary alone, which saves the second solve (bench/). Under R6's one new meld
-    its proof can take seconds, so those rulesets solve in two stages. Returns None, having
-    spent at most half the time left or ``WEIGHTED_DTIME``, when it proved nothing: the two
-    stages then run.
+    its proof can take seconds, so those rulesets solve in two stages. Returns whether the
+    question is settled (a primary optimum proved, or no legal play) with the solver holding
+    the answer (None: no legal play); unsettled after at most half the time left or
+    ``WEIGHTED_DTIME``, and the two stages then run.
     """
     weight = len(tm.keep) + 1  # changed is 0..len(keep): below one unit of the primary
     sign = -1 if maximize else 1
@@ -296,7 +296,7 @@ def _solve_weighted(
     status = solver.solve(tm.model)
     if status in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
         budget.record(solver, status, primary=True)
-        return solver if status == cp_model.OPTIMAL else None
+        return True, solver if status == cp_model.OPTIMAL else None
     if status == cp_model.FEASIBLE:
         # The bound may already exclude a better primary value with any tie-break.
         value = round(solver.value(expr))
@@ -304,10 +304,9 @@ def _solve_weighted(
         proved = bound < value * weight + 1 if maximize else bound > value * weight - 1
         if proved:
             budget.record(solver, status, primary=True, proved=True)
-            budget.tie_break_optimal = False
-            return solver
+            return True, solver
     budget.record(solver, status, primary=False)
-    return None
+    return False, None
 
 
 def _forbid(tm: TurnModel, solver: cp_model.CpSolver) -> None:

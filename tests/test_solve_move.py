@@ -13,9 +13,12 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+from ortools.sat.python import cp_model
 
+from bench.positions import bench_positions
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.cli import main as cli_main
+from solver.model import ModelOptions, TurnModel
 from solver.position import Position, Turn, parse_position
 from solver.rulesets import RULESETS, DrawRule
 from solver.search import Objective, knock_reach, solve_move
@@ -115,8 +118,10 @@ def test_hint_disturbs_the_table_least() -> None:
 
 
 def test_rummikub_hint_disturbs_the_table_least() -> None:
-    # Rummikub solves both objectives as one weighted sum: 8H extends 5-6-7 directly, and
-    # no other meld (the 8s nor the hearts run) needs to change.
+    # SPEC §4 SolveMove: among equally good moves, the fewest original melds changed (R6:
+    # any rearrangement is allowed, so the search must prefer the least one). Rummikub
+    # solves both objectives as one weighted sum: 8H extends 5-6-7 directly, and no other
+    # meld (the 8s nor the hearts run) needs to change.
     position = parse_position(
         "rummikub", 2, [["5H", "6H", "7H"], ["8C", "8D", "8S"], ["9H", "10H", "JH"]], ["8H"],
         Turn(has_opened=True))
@@ -127,13 +132,9 @@ def test_rummikub_hint_disturbs_the_table_least() -> None:
 
 @pytest.mark.parametrize(("ruleset", "size"), [("rummikub", "mid"), ("carrossel", "small")])
 def test_tie_break_reaches_the_proved_fewest_changes(ruleset: str, size: str) -> None:
-    """The returned move changes no more melds than a long, separate two-stage solve proves
-    is the least for that optimum (the weighted sum's weight and the tie-break's limits)."""
-    from ortools.sat.python import cp_model
-
-    from bench.positions import bench_positions
-    from solver.model import ModelOptions, TurnModel
-
+    """SPEC §4 SolveMove tie-break: the returned move changes no more melds than a long,
+    separate two-stage solve proves is the least for that optimum (this checks the weighted
+    sum's weight and the tie-break's work limits)."""
     for spec in bench_positions(ruleset, size, 4, 3):
         position = spec.position()
         objective = Objective.MOST_CARDS
