@@ -82,7 +82,7 @@ def _pool_runs(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> li
     naturals_in = [0] * len(instances)
     for p in tm.positions:
         rank = rank_of_position(p)
-        for suit in (SUITS if tm.same_suit else (None,)):
+        for suit in SUITS if tm.same_suit else (None,):
             here = [j for j, (a, b, s) in enumerate(instances) if a <= p <= b and s == suit]
             if not here:
                 continue
