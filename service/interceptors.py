@@ -48,10 +48,9 @@ def _already_aborted(context: grpc.ServicerContext) -> bool:
 
 def _handle_error(method: str, context: grpc.ServicerContext, exc: Exception) -> None:
     """Map an exception to a status; re-raises the abort that ends the call."""
-    if _already_aborted(context):
-        raise exc
-    if isinstance(exc, grpc.RpcError) or not context.is_active():
-        # The client cancelled (e.g. a reflection stream closed): nothing to map or log.
+    if _already_aborted(context) or isinstance(exc, grpc.RpcError) or not context.is_active():
+        # Already ended: an abort, or a stream the client cancelled (e.g. a reflection
+        # stream closed): nothing to map or log.
         raise exc
     if isinstance(exc, InvalidRequest):
         context.abort_with_status(bad_request_status(problems_as_pairs(exc.problems)))

@@ -22,7 +22,7 @@ natural card of its value played from the hand into a slot that continues its me
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
@@ -82,7 +82,7 @@ class _CpModel(cp_model.CpModel):
         pass
 
 
-def _sum(terms: Sequence[cp_model.LinearExprT]) -> cp_model.LinearExpr:
+def _sum(terms: Iterable[cp_model.LinearExprT]) -> cp_model.LinearExpr:
     """A sum built in one call (Python's ``sum`` nests one expression per term)."""
     return cp_model.LinearExpr.sum(list(terms))
 
@@ -290,7 +290,7 @@ class TurnModel:
             cap = sum(self.nat_supply[(r, s)] for s in avail)
             gvars = {k: m.new_int_var(0, cap, f"group_{r}_{k}") for k in sizes}
             self.groups.update({(r, k): v for k, v in gvars.items()})
-            total = _sum(list(gvars.values()))
+            total = _sum(gvars.values())
             size_sum = cp_model.LinearExpr.weighted_sum(list(gvars.values()), list(gvars))
             ys = []
             for s in avail:
@@ -531,7 +531,7 @@ class TurnModel:
             v for s in self.slots for v in s.freeg.values()
         ]
         free_slots += [*self.run_free.values(), *self.group_free.values()]
-        m.add(_sum(list(self.free_wild.values())) == _sum(free_slots))
+        m.add(_sum(self.free_wild.values()) == _sum(free_slots))
         fills_by_code: dict[Code, list[cp_model.IntVar]] = {}
         for (p, suit), v in self.run_fill.items():
             fills_by_code.setdefault((rank_of_position(p), suit), []).append(v)
@@ -563,7 +563,7 @@ class TurnModel:
         m = self.model
         rs = self.rs
         opts = self.options
-        self.played = _sum(list(self.hu.values()))
+        self.played = _sum(self.hu.values())
         m.add(self.played >= 1)
         n_before = len(self.position.table)
         self.n_after = _sum(
@@ -598,7 +598,7 @@ class TurnModel:
         m.add(self.played == sum(self.hand_count.values())).only_enforce_if(self.went_out)
         for v in self.th.values():
             m.add(v == 0).only_enforce_if(self.went_out)
-        self.changed = len(self.keep) - _sum(list(self.keep))
+        self.changed = len(self.keep) - _sum(self.keep)
 
     def structural_vars(self) -> list[cp_model.IntVar]:
         """The variables that determine the table after (for excluding a found solution)."""
