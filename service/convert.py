@@ -325,6 +325,9 @@ def _require(message_has_field: bool, field: str) -> None:
 def validate_move_call(request: rummy_pb2.ValidateMoveRequest) -> RummyCall:
     """Parse a ValidateMove request (position and move are both required)."""
     _require(request.HasField("position"), "position")
+    # An unset move is a client's mistake; it would otherwise read as an empty table and
+    # come back as "every table card removed". An empty move that is set is judged as sent.
+    _require(request.HasField("move"), "move")
     position = position_from_proto(request.position)
     return RummyCall(position, move_from_proto(position, request.move))
 

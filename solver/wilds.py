@@ -59,6 +59,8 @@ EXPLAIN_NODE_LIMIT = 50_000
 
 Slot = tuple[int, int]  # (meld index in the move's table, card index in the meld)
 Link = tuple[int, int]  # (meld index before, meld index after)
+# Suits claimed in groups: how many, and each as (meld cards, index in the meld, suit).
+_Claims = tuple[int, list[tuple[tuple[str, ...], int, str]]]
 
 
 def value_text(value: WildValue) -> str:
@@ -289,7 +291,7 @@ class WildAccounting:
         wilds = [self.wilds[n] for n in order]
         options = [opts[n] for n in order]
         state = _State(self, wilds)
-        found = state.search(options, budget=0, node_limit=None)
+        found = state.search(options, budget=0, node_limit=EXPLAIN_NODE_LIMIT)
         if found is None:
             found = state.search(options, budget=len(wilds), node_limit=EXPLAIN_NODE_LIMIT)
         if found is None:  # unreachable: costly fates need no link
@@ -445,29 +447,50 @@ class _State:
         still = acc.back_budget[card] - self.back_used[card] - (option.fate is Fate.BACK)
         return still <= self.left[depth + 1][card]
 
+    def _claims(self, chosen: Sequence[Option]) -> _Claims:
+        """The suits the fates claim in groups, told apart by meld content, not position."""
+        after = self.acc.after
+        claims = sorted(
+            (tuple(tc.card.code for tc in after[o.dest[0]].cards), o.dest[1], o.carried[1])
+            for o in chosen
+            if o.carried is not None and o.dest is not None
+        )
+        return len(claims), claims
+
     def search(
         self, options: list[list[Option]], budget: int, node_limit: int | None
     ) -> list[Option] | None:
-        """The cheapest fates within ``budget`` violations (first found when budget is 0)."""
+        """The cheapest fates within ``budget`` violations.
+
+        Among equally cheap fates, the fewest suits claimed in groups (a wild stays where it
+        can stand as it stood), then the claims in meld-content order: the values written
+        out then do not depend on the order of the move's melds. The search stops at the
+        first leaf when no fate claims a suit, and after ``node_limit`` nodes once a leaf
+        is found (a complete search until then).
+        """
+        canonical = any(o.carried is not None for opts in options for o in opts)
         best: list[Option] | None = None
-        best_cost = budget + 1
+        best_key: tuple[int, _Claims] | None = None
         chosen: list[Option] = []
         nodes = 0
 
         def dfs(depth: int, cost: int) -> bool:
-            nonlocal best, best_cost, nodes
+            nonlocal best, best_key, nodes
             nodes += 1
             if node_limit is not None and nodes > node_limit and best is not None:
-                return True  # stop: keep the best explanation found so far
+                return True  # stop: keep the best fates found so far
             if depth == len(self.wilds):
                 links = [link for link, n in self.links.items() if n > 0]
                 if self.acc.links_feasible(links, self.used):
-                    best, best_cost = list(chosen), cost
-                    return cost == 0
+                    key = (cost, self._claims(chosen))
+                    if best_key is None or key < best_key:
+                        best, best_key = list(chosen), key
+                    return cost == 0 and not canonical
                 return False
             wild = self.wilds[depth]
+            limit = budget if best_key is None else best_key[0] - (not canonical)
             for option in options[depth]:
-                if cost + option.cost >= best_cost:
+                if cost + option.cost > limit:
                     continue
                 if not self._budgets_ok(depth, wild, option) or not self._allowed(option):
                     continue

@@ -69,3 +69,17 @@ def test_r5_validation_is_pure() -> None:
     first = validate_move(pos, mv)
     assert validate_move(pos, mv) == first
     assert pos == position("carrossel", ["7H 8S JK=9"], "5C 9D", cards_drawn=1)
+
+
+def test_r5_written_values_do_not_depend_on_meld_order() -> None:
+    # Two identical jokers: one a 4 in a group, one the 4 of clubs in a club run. Both melds
+    # stay as they were, so each joker is read where it stood: the group's joker claims no
+    # suit, whatever order the move lists its melds in (found by the meld-order property).
+    pos = position("rummikub", ["JK=4 4S 4D", "JK=4C 5C 6C"], "3C 4C 5C", players=2)
+    after = ["JK=4C 5C 6C", "3C 4C 5C", "JK=4 4S 4D"]
+    tables = [validate_move(pos, move(pos, order)).table for order in (after, after[::-1])]
+    for table in tables:
+        group = next(meld for meld in table if meld[1].card.code == "4S")
+        run = next(meld for meld in table if meld[1].card.code == "5C")
+        assert group[0].value == WildValue(4, None)
+        assert run[0].value == WildValue(4, "C")

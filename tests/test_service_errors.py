@@ -122,6 +122,20 @@ def test_missing_position(rummy_stub: Any) -> None:
     assert "position" in found
 
 
+def test_missing_move(rummy_stub: Any) -> None:
+    # SPEC §5: "a missing required message" is malformed, not an empty table after the play.
+    request = rummy_pb2.ValidateMoveRequest(position=position())
+    found = field_violations(call_error(rummy_stub.ValidateMove, request))
+    assert list(found) == ["move"]
+
+
+def test_an_empty_move_that_is_set_is_judged(rummy_stub: Any) -> None:
+    request = rummy_pb2.ValidateMoveRequest(position=position(), move=rummy_pb2.RummyMove())
+    reply = rummy_stub.ValidateMove(request, timeout=10)
+    assert not reply.legal
+    assert rummy_pb2.VIOLATION_CODE_TABLE_CARD_REMOVED in [v.code for v in reply.violations]
+
+
 def test_solve_move_checks_its_numbers(rummy_stub: Any) -> None:
     request = rummy_pb2.SolveMoveRequest(position=position(players=9), max_moves=-1,
                                          time_limit_ms=-5)
