@@ -4,11 +4,15 @@ The table after a play is split in three parts, so that the model stays small on
 tables yet exact under every ruling:
 
 * **kept melds** — a boolean per meld before: left exactly as it was (this also measures
-  how much a hint disturbs the table);
-* **the pool** — melds made only of natural cards that need no identity: integer counts
-  of run templates (start, end[, suit]) and of groups per rank and size. Natural groups
-  with per-suit counts ≤ the number of groups always split into groups of distinct suits
-  (Gale–Ryser), so counts suffice;
+  how much a hint disturbs the table). A kept meld of natural cards whose exact shape the
+  pool has (a same-suit run by its ends and suit, a group by its rank and suits) is *linked*:
+  it is one of the pool's melds of that shape, so keeping it and rebuilding it from the pool
+  are one solution, not two the search must tell apart. Other kept melds leave the pool
+  with their cards;
+* **the pool** — melds that need no identity: integer counts of run templates
+  (start, end[, suit]) and of groups, per set of suits where no wild can join a group of
+  that rank, else per rank and size. Natural groups with per-suit counts ≤ the number of
+  groups always split into groups of distinct suits (Gale–Ryser), so counts suffice;
 * **explicit slots** — a few fully modelled melds (positions, suits, cards) for every meld
   that holds a wild, or that must *continue* a meld before (R5 releases, R7 lineage).
   A meld with a wild or a release needs its identity; the others do not.
@@ -24,6 +28,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from itertools import combinations
 
 from ortools.sat.python import cp_model
 
@@ -33,6 +38,8 @@ from solver.position import Position
 from solver.rulesets import Ruleset, SuitRule, rank_of_position
 
 Code = tuple[int, str]  # a natural card: (rank, suit)
+RunKey = tuple[int, int, str | None]  # a pool run: first and last position, suit (None: any)
+GroupKey = tuple[int, tuple[str, ...]]  # a pool group of naturals: rank, suits in SUITS order
 
 
 @dataclass(frozen=True)
@@ -129,6 +136,7 @@ class TurnModel:
             self.table_count += counts
             self.meld_count.append(counts)
             self.meld_naturals.append(naturals)
+        self._find_linkable()
         self.hand_count: Counter[Card] = Counter(self.position.hand)
         all_cards = set(self.table_count) | set(self.hand_count)
         self.wild_capable = sorted(c for c in all_cards if rs.is_wild_card(c))
@@ -153,6 +161,22 @@ class TurnModel:
         self.pool_wilds = wild_supply < min(self.rs.group_min, self.rs.min_sequence)
         explicit = 0 if self.pool_wilds else wild_supply
         self.n_slots = len(self.releasable) + max(lineage, explicit)
+
+    def _find_linkable(self) -> None:
+        """Melds before that the pool can hold as they are (see the module docstring)."""
+        rs = self.rs
+        self.linked_runs: dict[int, RunKey] = {}
+        self.linked_groups: dict[int, GroupKey] = {}  # confirmed by _build_pool per rank
+        for m, meld in enumerate(self.position.table):
+            reading = self.before[m]
+            if any(reading.wild) or any(rs.is_wild_card(tc.card) for tc in meld):
+                continue
+            if reading.kind is MeldKind.SEQUENCE and self.same_suit and reading.suit:
+                ends = (min(reading.positions), max(reading.positions))
+                self.linked_runs[m] = (*ends, reading.suit)
+            elif reading.kind is MeldKind.GROUP and rs.group_suits_distinct:
+                suits = {tc.card.suit for tc in meld}
+                self.linked_groups[m] = (reading.rank, tuple(x for x in SUITS if x in suits))
 
     def _release_codes(self, wild: TableWild) -> list[Code]:
         return [
@@ -183,6 +207,7 @@ class TurnModel:
                 self.th[i] = m.new_bool_var(f"to_hand_{i}")
                 m.add(self.th[i] <= self.rel[i])
         self._build_pool()
+        self._build_links()
         self.slots = [self._build_slot(k) for k in range(self.n_slots)]
         for a, b in zip(self.slots, self.slots[1:], strict=False):
             m.add(a.act >= b.act)  # symmetry: active slots first
@@ -210,7 +235,7 @@ class TurnModel:
             if self.pool_wilds and not (rs.wild_lineage or self.options.keep_all)
             else []
         )
-        self.runs: dict[tuple[int, int, str | None], cp_model.IntVar] = {}
+        self.runs: dict[RunKey, cp_model.IntVar] = {}
         suits: tuple[str | None, ...] = SUITS if self.same_suit else (None,)
         # Without a limit on new melds a long run is two shorter ones laid end to end, so
         # runs of up to 2*min-1 cards suffice (rebuild joins them again); this is the
@@ -235,9 +260,13 @@ class TurnModel:
             for suit in suits
         }
         covering_runs: dict[tuple[int, str | None], list[cp_model.IntVar]] = {}
+        linked_spans = set(self.linked_runs.values())
         for suit in suits:
             for a_i, a in enumerate(pos):
-                for b in pos[a_i + rs.min_sequence - 1 : a_i + longest]:
+                ends = pos[a_i + rs.min_sequence - 1 : a_i + longest]
+                # A linked run longer than that still needs its own shape in the pool.
+                longer = [b for a2, b, s in linked_spans if (a2, s) == (a, suit) and b not in ends]
+                for b in ends + sorted(longer):
                     span = range(a, b + 1)
                     cap = min(place_cap[(p, suit)] for p in span)
                     if cap <= 0 or not any(supply[(p, suit)] for p in span):
@@ -248,7 +277,7 @@ class TurnModel:
                     for p in span:
                         covering_runs.setdefault((p, suit), []).append(run)
         # Fill of every run place: naturals, table wilds keeping their value, free wilds.
-        self.run_fill: dict[tuple[int, str], cp_model.IntVar] = {}
+        self.run_fill: dict[tuple[int, str], cp_model.LinearExprT] = {}
         self.run_free: dict[tuple[int, str | None], cp_model.IntVar] = {}
         self.run_fixed: dict[tuple[int, int, str | None], cp_model.IntVar] = {}
         for p in pos:
@@ -256,6 +285,16 @@ class TurnModel:
             for suit in suits:
                 covering = covering_runs.get((p, suit))
                 if not covering:
+                    continue
+                if (
+                    suit is not None
+                    and not n_free
+                    and not any(fixed_fits(i, p, suit) for i in pool_fixed)
+                ):
+                    # Only naturals of this one card can fill the place: their count is the
+                    # number of runs through it, with no variable of its own (the search
+                    # runs without presolve, which would otherwise remove it).
+                    self.run_fill[(p, suit)] = _sum(covering)
                     continue
                 parts: list[cp_model.IntVar] = []
                 for s in SUITS if suit is None else (suit,):
@@ -277,7 +316,8 @@ class TurnModel:
         # Groups per rank: sizes group_min..group_max; a natural suit at most once per
         # group, so per-suit counts ≤ number of groups (Gale–Ryser makes this exact).
         self.groups: dict[tuple[int, int], cp_model.IntVar] = {}
-        self.group_suits: dict[Code, cp_model.IntVar] = {}
+        self.group_sets: dict[GroupKey, cp_model.IntVar] = {}
+        self.group_suits: dict[Code, cp_model.LinearExprT] = {}
         self.group_free: dict[int, cp_model.IntVar] = {}
         self.group_fixed: dict[int, cp_model.IntVar] = {}
         for r in range(1, 14):
@@ -285,6 +325,9 @@ class TurnModel:
             fixed_here = [i for i in pool_fixed if self.wilds[i].value.rank == r]
             wild_room = n_free + len(fixed_here)
             if not avail or len(avail) + wild_room < rs.group_min:
+                continue
+            if rs.group_suits_distinct and not wild_room:
+                self._build_group_sets(r, avail)
                 continue
             sizes = range(rs.group_min, rs.group_max + 1)
             cap = sum(self.nat_supply[(r, s)] for s in avail)
@@ -314,6 +357,53 @@ class TurnModel:
                 self.group_free[r] = f
                 fills.append(f)
             m.add(_sum(fills) == size_sum)
+
+    def _build_group_sets(self, r: int, avail: list[str]) -> None:
+        """Groups of one rank where no wild can join: a count per set of suits (the shape a
+        kept group links to), each suit's naturals the sum of the sets holding it."""
+        m = self.model
+        rs = self.rs
+        holding: dict[str, list[cp_model.IntVar]] = {}
+        for size in range(rs.group_min, min(rs.group_max, len(avail)) + 1):
+            for suits in combinations(avail, size):
+                cap = min(self.nat_supply[(r, x)] for x in suits)
+                v = m.new_int_var(0, cap, f"gset_{r}_{''.join(suits)}")
+                self.group_sets[(r, suits)] = v
+                for x in suits:
+                    holding.setdefault(x, []).append(v)
+        for x, vs in holding.items():
+            self.group_suits[(r, x)] = _sum(vs)
+
+    def _build_links(self) -> None:
+        """A linked kept meld is one of the pool's melds of its shape, all natural."""
+        m = self.model
+        self.linked_groups = {
+            k: key for k, key in self.linked_groups.items() if key in self.group_sets
+        }
+        self.removed = [
+            k not in self.linked_runs and k not in self.linked_groups for k in range(len(self.keep))
+        ]
+        runs: dict[RunKey, list[cp_model.IntVar]] = {}
+        for k, run in self.linked_runs.items():
+            runs.setdefault(run, []).append(self.keep[k])
+        for run, keeps in runs.items():
+            m.add(_sum(keeps) <= self.runs[run])
+        groups: dict[GroupKey, list[cp_model.IntVar]] = {}
+        for k, group in self.linked_groups.items():
+            groups.setdefault(group, []).append(self.keep[k])
+        for group, keeps in groups.items():
+            m.add(_sum(keeps) <= self.group_sets[group])
+        # Where wilds may fill a run place too, the linked runs through it need naturals.
+        for (p, suit), fill in self.run_fill.items():
+            if not isinstance(fill, cp_model.IntVar):
+                continue
+            through = [
+                self.keep[k]
+                for k, (a, b, s) in self.linked_runs.items()
+                if s == suit and a <= p <= b
+            ]
+            if through:
+                m.add(_sum(through) <= fill)
 
     def _position_supply(self, p: int, suit: str | None) -> int:
         r = rank_of_position(p)
@@ -532,11 +622,13 @@ class TurnModel:
         ]
         free_slots += [*self.run_free.values(), *self.group_free.values()]
         m.add(_sum(self.free_wild.values()) == _sum(free_slots))
-        fills_by_code: dict[Code, list[cp_model.IntVar]] = {}
+        fills_by_code: dict[Code, list[cp_model.LinearExprT]] = {}
         for (p, suit), v in self.run_fill.items():
             fills_by_code.setdefault((rank_of_position(p), suit), []).append(v)
         kept_by_card: dict[Card, list[cp_model.LinearExprT]] = {}
         for M, counts in enumerate(self.meld_count):
+            if not self.removed[M]:
+                continue  # a linked meld's cards are the pool's
             for c, n in counts.items():
                 kept_by_card.setdefault(c, []).append(n * self.keep[M])
         cards = sorted(set(self.table_count) | set(self.hand_count))
@@ -566,20 +658,27 @@ class TurnModel:
         self.played = _sum(self.hu.values())
         m.add(self.played >= 1)
         n_before = len(self.position.table)
+        removed = [k for k, out in zip(self.keep, self.removed, strict=True) if out]
         self.n_after = _sum(
-            [*self.keep, *self.runs.values(), *self.groups.values(), *(s.act for s in self.slots)]
+            [
+                *removed,
+                *self.runs.values(),
+                *self.groups.values(),
+                *self.group_sets.values(),
+                *(s.act for s in self.slots),
+            ]
         )
         if opts.max_new_melds is not None:
             m.add(self.n_after - n_before <= opts.max_new_melds)
         if not opts.groups_may_grow:
             groups_before = sum(1 for r in self.before if r.kind is MeldKind.GROUP)
             kept_groups = sum(
-                k for k, r in zip(self.keep, self.before, strict=True) if r.kind is MeldKind.GROUP
+                k
+                for k, r, out in zip(self.keep, self.before, self.removed, strict=True)
+                if r.kind is MeldKind.GROUP and out
             )
-            m.add(
-                kept_groups + sum(self.groups.values()) + sum(s.isgrp for s in self.slots)
-                <= groups_before
-            )
+            pool_groups = sum(self.groups.values()) + sum(self.group_sets.values())
+            m.add(kept_groups + pool_groups + sum(s.isgrp for s in self.slots) <= groups_before)
         if opts.add_size is not None:
             # R8: a play that adds no meld must place as many cards as any add can.
             is_add = m.new_bool_var("is_add")
@@ -604,8 +703,10 @@ class TurnModel:
         """The variables that determine the table after (for excluding a found solution)."""
         out: list[cp_model.IntVar] = [*self.hu.values(), *self.keep, *self.rel.values()]
         out += [*self.th.values(), *self.runs.values(), *self.groups.values()]
-        out += [*self.group_suits.values()]
-        out += [*self.run_fill.values()]
+        out += [v for v in self.group_suits.values() if isinstance(v, cp_model.IntVar)]
+        out += [*self.group_sets.values()]
+        # A fill without a variable is a sum of runs, which are already here.
+        out += [v for v in self.run_fill.values() if isinstance(v, cp_model.IntVar)]
         for slot in self.slots:
             out += [slot.act, slot.isrun, *slot.occ.values(), *slot.rsuit.values()]
             out += [*slot.nr.values(), *slot.wr.values(), *slot.grank.values()]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ortools.sat.python import cp_model
 
 from solver.cards import SUITS, Card, TableCard, WildValue
@@ -75,9 +77,15 @@ def _slot_meld(
 
 def _pool_runs(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> list[Meld]:
     """Runs from template counts; each place filled by a natural or a wild of that value."""
+    # Kept melds linked to the pool are on the table already, as they were.
+    kept = Counter(run for k, run in tm.linked_runs.items() if _val(solver, tm.keep[k]))
+    kept_naturals: Counter[tuple[int, str | None]] = Counter()
+    for (a, b, suit), n in kept.items():
+        for p in range(a, b + 1):
+            kept_naturals[(p, suit)] += n
     instances: list[tuple[int, int, str | None]] = []
     for key, var in sorted(tm.runs.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or "")):
-        instances += [key] * _val(solver, var)
+        instances += [key] * (_val(solver, var) - kept[key])
     cells: list[dict[int, TableCard]] = [{} for _ in instances]
     naturals_in = [0] * len(instances)
     for p in tm.positions:
@@ -90,7 +98,8 @@ def _pool_runs(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> li
             for s in SUITS if suit is None else (suit,):
                 fill = tm.run_fill.get((p, s))
                 if fill is not None:
-                    fillers += [TableCard(Card(rank, s))] * _val(solver, fill)
+                    n = _val(solver, fill) - kept_naturals[(p, s)]
+                    fillers += [TableCard(Card(rank, s))] * n
             value = WildValue(rank, suit)
             for (i, p2, s2), var in tm.run_fixed.items():
                 if p2 == p and s2 == suit and _val(solver, var):
@@ -128,8 +137,13 @@ def _join_runs(
 
 
 def _pool_groups(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> list[Meld]:
-    """Groups from counts: suits dealt round-robin so no group repeats a suit (R3)."""
+    """Groups by sets of suits, then from counts: suits dealt round-robin so no group
+    repeats a suit (R3)."""
+    kept = Counter(group for k, group in tm.linked_groups.items() if _val(solver, tm.keep[k]))
     melds: list[Meld] = []
+    for (rank, suits), var in tm.group_sets.items():
+        group = tuple(TableCard(Card(rank, s)) for s in suits)
+        melds += [group] * (_val(solver, var) - kept[(rank, suits)])
     for rank in range(1, 14):
         sizes: list[int] = []
         for (r, k), var in tm.groups.items():

@@ -50,6 +50,7 @@ class SolveStats:
     conflicts: int = 0
     branches: int = 0
     solves: int = 0
+    tie_break_proved: bool = True  # the best move's fewest melds changed is proved, too
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,7 @@ class _Budget:
         self.branches = 0
         self.solves = 0
         self.status = "UNKNOWN"
+        self.tie_break_proved: bool | None = None  # set by the first lexicographic solve
 
     def solver(
         self, share: float = 1.0, work: float | None = None, lean: bool = False
@@ -130,6 +132,11 @@ class _Budget:
             solver.parameters.cp_model_presolve = False
             solver.parameters.cut_level = 0
         return solver
+
+    def settle_tie_break(self, proved: bool) -> None:
+        """Whether the best move's tie-break was proved (the first answer's is reported)."""
+        if self.tie_break_proved is None:
+            self.tie_break_proved = proved
 
     def record(
         self,
@@ -226,6 +233,7 @@ def solve_move(
         conflicts=budget.conflicts,
         branches=budget.branches,
         solves=budget.solves,
+        tie_break_proved=budget.tie_break_proved is not False,
     )
     return SolveResult(tuple(moves), budget.optimal, stats)
 
@@ -267,6 +275,7 @@ def _solve_lexicographic(
         return None
     best = round(solver.objective_value)
     if solver.value(tm.changed) == 0:
+        budget.settle_tie_break(True)
         return solver  # nothing on the table changed: the tie-break cannot do better
     tie = tm.model.clone()
     tie.add(expr == best)
@@ -280,6 +289,7 @@ def _solve_lexicographic(
     solver = budget.solver(share=0.5, work=work, lean=True)
     status = solver.solve(tie)
     budget.record(solver, status, primary=False)
+    budget.settle_tie_break(status == cp_model.OPTIMAL)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return first_solver
     return solver
@@ -308,6 +318,7 @@ def _solve_weighted(
     status = solver.solve(tm.model)
     if status in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
         budget.record(solver, status, primary=True)
+        budget.settle_tie_break(True)
         return True, solver if status == cp_model.OPTIMAL else None
     if status == cp_model.FEASIBLE:
         # The bound may already exclude a better primary value with any tie-break.
@@ -316,6 +327,7 @@ def _solve_weighted(
         proved = bound < value * weight + 1 if maximize else bound > value * weight - 1
         if proved:
             budget.record(solver, status, primary=True, proved=True)
+            budget.settle_tie_break(False)
             return True, solver
     budget.record(solver, status, primary=False)
     return False, None
@@ -342,11 +354,15 @@ def _table_key(move: Move) -> tuple[tuple[str, ...], ...]:
 
 
 def _meld_key(meld: Meld) -> tuple[str, ...]:
-    return tuple(sorted(tc.code for tc in meld))
+    # The cards alone: a legal play cannot change a wild's value in a meld whose cards all
+    # stay (R5), so a different written value is only a note (a group wild's suit) or a
+    # mexe-mexe 2 read as a wild of its own value; the player sees the same meld.
+    return tuple(sorted(tc.card.code for tc in meld))
 
 
 def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tuple[bool, ...]]:
-    """How many melds before have no identical meld after, and which melds after are new."""
+    """How many melds before have no meld of the very same cards after, and which melds
+    after are new."""
     before = Counter(_meld_key(c.normalized) for c in position.readings)
     flags = []
     for meld in table:

@@ -130,6 +130,34 @@ def test_rummikub_hint_disturbs_the_table_least() -> None:
     assert best.melds_changed == 1
 
 
+def _tables(move: Any) -> list[str]:
+    return sorted(" ".join(tc.code for tc in meld) for meld in move.move.table)
+
+
+def test_rummikub_kept_melds_are_the_pools_own() -> None:
+    # SPEC §4 tie-break, as the model counts it (docs/solver.md): a kept natural meld is
+    # one of the pool's melds of its shape, even a run longer than the pool's own pieces.
+    position = parse_position(
+        "rummikub", 2, [["AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C"], ["9S", "9H", "9D"]],
+        ["JS", "QS", "KS"], Turn(has_opened=True))
+    tm = TurnModel(position, ModelOptions(max_new_melds=None))
+    assert tm.linked_runs == {0: (1, 8, "C")}
+    assert tm.linked_groups == {1: (9, ("D", "H", "S"))}
+    best = solve_move(position, Objective.MOST_CARDS).moves[0]
+    assert (best.cards_played, best.melds_changed) == (3, 0)
+    assert _tables(best) == ["9S 9H 9D", "AC 2C 3C 4C 5C 6C 7C 8C", "JS QS KS"]  # as laid
+
+
+def test_rummikub_identical_runs_one_kept_one_taking_the_joker() -> None:
+    # Two copies of one run: one stays as it was, all natural; the other takes 7H and the
+    # joker. The kept copy must not be rebuilt with the joker in it.
+    position = parse_position("rummikub", 2, [["4H", "5H", "6H"], ["4H", "5H", "6H"]],
+                              ["7H", "JK"], Turn(has_opened=True))
+    best = solve_move(position, Objective.MOST_CARDS).moves[0]
+    assert (best.cards_played, best.melds_changed) == (2, 1)
+    assert "4H 5H 6H" in _tables(best)
+
+
 @pytest.mark.parametrize(("ruleset", "size"), [("rummikub", "mid"), ("carrossel", "small")])
 def test_tie_break_reaches_the_proved_fewest_changes(ruleset: str, size: str) -> None:
     """SPEC §4 SolveMove tie-break: the returned move changes no more melds than a long,

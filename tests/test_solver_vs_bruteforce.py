@@ -11,6 +11,10 @@ reference (``tests.reference.bruteforce``), which enumerates every candidate tab
 - ``max_cards_placed(position, max_new_melds=0)`` versus the largest add (shangai,
   manipulation: R8's "an add must be maximal"),
 - an empty move list exactly when no legal play exists,
+- the SPEC §4 tie-break: the fewest melds changed among the most-cards optima, where the
+  solver proved it (``SolveStats.tie_break_proved``); where a work limit stopped the
+  tie-break, the move may change more melds but never fewer, and that stays rare
+  (``MAX_TIE_BREAK_SHORT``),
 
 and every move the solver returns must be legal (``validate_move``, and the reference's own
 R8 check). A disagreement is not "fixed" here: ``python -m tests.reference.differential``
@@ -47,6 +51,10 @@ from tests.reference.positions import REARRANGEMENT, PositionSpec, random_spec
 POSITIONS_PER_RULESET = int(os.environ.get("CARROSSEL_BRUTEFORCE_POSITIONS", "1000"))
 WORKERS = 2
 SHOWN_FAILURES = 10
+# Share of positions per ruleset whose unproved tie-break changes more melds than needed
+# (measured: 2 in 1,000 in mexe-mexe and in vatikan, none elsewhere; the two-stage tie-break
+# stops at its work limit, docs/solver.md).
+MAX_TIE_BREAK_SHORT = 0.01
 
 # Minimum coverage, as a share of the positions of a ruleset (measured shares are 2-5x these).
 COVERAGE: dict[str, dict[str, float]] = {
@@ -103,6 +111,17 @@ def test_cp_sat_optimum_equals_bruteforce(ruleset_id: str, executor: ProcessPool
     assert not failures, (
         f"{len(failures)} of {len(results)} {ruleset_id} positions disagree "
         f"(first {min(len(failures), SHOWN_FAILURES)}):\n{shown}"
+    )
+
+
+@pytest.mark.parametrize("ruleset_id", REARRANGEMENT)
+def test_unproved_tie_breaks_rarely_fall_short(
+    ruleset_id: str, executor: ProcessPoolExecutor
+) -> None:
+    results = outcomes(ruleset_id, executor)
+    short = [o for o in results if "tie_break_short" in o.flags]
+    assert len(short) <= MAX_TIE_BREAK_SHORT * len(results), "\n".join(
+        str(o.spec) for o in short[:SHOWN_FAILURES]
     )
 
 

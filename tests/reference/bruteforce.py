@@ -413,6 +413,9 @@ class Optima:
     go_out: Best | None  # None: going out is impossible
     add_only: Best | None  # largest add (no net new meld), legal but for R8's maximality
     to_hand: Best | None = None  # mexe-mexe: the largest legal play with a 2 taken back
+    # SPEC §4 tie-break: among the plays placing the most cards, the fewest melds before
+    # that are not on the table after as they were.
+    fewest_changed: int | None = None
     candidates: int = 0  # candidate moves generated
     validated: int = 0  # of which judged by the validator
     notes: list[str] = field(default_factory=list)  # disagreements with the full validator
@@ -480,6 +483,10 @@ def solve(position: Position, validate: Validator = base_validator) -> Optima:
         return maximal or not ruleset.add_must_be_maximal
 
     most = best(by_most, legal_play)
+    fewest_changed = None
+    if most is not None:
+        level = next(lv for lv in by_most if sum(lv[0][0]) == len(most.played))
+        fewest_changed = _fewest_changed(position, enumeration, level, legal_play, base_legal)
     to_hand = None
     if ruleset.released_wild_to_hand:  # mexe-mexe: the largest play taking a 2 back (R5)
         to_hand = best(levels(lambda s: -sum(s[0]), [s for s in splits if any(s[1])]), legal_play)
@@ -491,12 +498,47 @@ def solve(position: Position, validate: Validator = base_validator) -> Optima:
         go_out=Best(0, gone) if gone else None,
         add_only=Best(largest_add, add_only) if add_only else None,
         to_hand=Best(len(to_hand.played), to_hand) if to_hand else None,
+        fewest_changed=fewest_changed,
         candidates=sum(len(v) for v in enumeration._tables.values()),
         validated=len(verdicts),
     )
     if ruleset.add_must_be_maximal:
         _cross_check(position, optima)
     return optima
+
+
+def melds_changed(position: Position, table: Sequence[Meld]) -> int:
+    """Melds before with no meld of the very same cards after (the reference's own count).
+
+    Cards alone say it: a legal play cannot change a wild's value in a meld whose cards
+    all stay (R5 needs a natural from the hand in that meld to release it).
+    """
+    after = Counter(tuple(sorted(tc.card.code for tc in meld)) for meld in table)
+    changed = 0
+    for meld in position.table:
+        key = tuple(sorted(tc.card.code for tc in meld))
+        if after[key] > 0:
+            after[key] -= 1
+        else:
+            changed += 1
+    return changed
+
+
+def _fewest_changed(
+    position: Position,
+    enumeration: Enumeration,
+    level: list[Split],
+    legal_play: Callable[[Candidate], bool],
+    legal: Callable[[Candidate], bool],
+) -> int | None:
+    """The fewest melds changed by a legal play of this level: candidates in order of
+    their count, so only those up to the first legal one are judged."""
+    pool = [c for split in level for c in enumeration.tables(split) if legal_play(c)]
+    pool.sort(key=lambda c: melds_changed(position, c.move.table))
+    for c in pool:
+        if legal(c):
+            return melds_changed(position, c.move.table)
+    return None
 
 
 def turn_allows_play(position: Position) -> bool:

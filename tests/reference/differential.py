@@ -202,6 +202,8 @@ def compare_position(spec: PositionSpec, seed: int = -1, several: int = 1) -> Ou
                     f"{what}: solver {_solver_text(result)}; reference most cards "
                     f"{_best_text(optima.most_cards)}"
                 )
+            else:
+                _check_tie_break(result, optima, outcome)
         elif objective is Objective.FEWEST_POINTS:
             assert optima.fewest_points is not None
             if top.verdict.hand_points_after != optima.fewest_points.value:
@@ -222,6 +224,25 @@ def compare_position(spec: PositionSpec, seed: int = -1, several: int = 1) -> Ou
                 f"{_best_text(optima.add_only)}"
             )
     return outcome
+
+
+def _check_tie_break(result: SolveResult, optima: Optima, outcome: Outcome) -> None:
+    """SPEC §4 tie-break: the fewest melds changed among the most-cards optima. Where the
+    solver proved its tie-break the counts must be equal; where a work limit stopped it, it
+    may change more melds than needed (flagged ``tie_break_short``), never fewer."""
+    changed = result.moves[0].melds_changed
+    fewest = optima.fewest_changed
+    assert fewest is not None
+    if changed == fewest:
+        return
+    if changed > fewest and not result.stats.tie_break_proved:
+        outcome.flags.add("tie_break_short")
+        return
+    proved = "proved" if result.stats.tie_break_proved else "unproved"
+    outcome.problems.append(
+        f"MOST_CARDS: the solver's move changes {changed} melds ({proved}); the reference's "
+        f"fewest for that optimum is {fewest} (SPEC §4 tie-break)"
+    )
 
 
 def compare(job: tuple[str, int]) -> Outcome:
