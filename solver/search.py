@@ -17,7 +17,7 @@ from solver.model import ModelOptions, TurnModel
 from solver.position import Meld, Move, Position
 from solver.rebuild import rebuild_move
 from solver.rulesets import Ruleset
-from solver.turns import draw_violations
+from solver.turns import PlacedOracle, draw_violations
 from solver.validate import Verdict, validate_move
 
 DEFAULT_TIME_LIMIT_MS = 10_000
@@ -200,8 +200,10 @@ def solve_move(
     if not position.hand or not play_allowed(position):
         return SolveResult((), True, SolveStats(status="NO_PLAY_ALLOWED"))
     add_size = None
+    oracle: PlacedOracle | None = None
     if rs.add_must_be_maximal:
         add_size = _max_played(position, 0, budget)
+        oracle = _known_largest_add(add_size)
     tm = TurnModel(position, _options(position, rs.max_new_melds, add_size))
     if min_hand_points:
         tm.model.add(tm.hand_points_after >= min_hand_points)
@@ -220,7 +222,7 @@ def solve_move(
         key = _table_key(move)
         if key not in seen:
             seen.add(key)
-            moves.append(_checked(position, move))
+            moves.append(_checked(position, move, oracle))
         if len(moves) < max_moves:
             _forbid(tm, solver)
         if time.monotonic() >= budget.deadline:
@@ -375,8 +377,20 @@ def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tup
     return sum(before.values()), tuple(flags)
 
 
-def _checked(position: Position, move: Move) -> SolvedMove:
-    verdict = validate_move(position, move)
+def _known_largest_add(add_size: int) -> PlacedOracle:
+    """The validator's R8 question "how many cards can an add place?", answered by the solve
+    that has just asked it (the same model and search would give the same answer)."""
+
+    def oracle(position: Position, max_new_melds: int | None = None) -> int:
+        if max_new_melds == 0:
+            return add_size
+        return max_cards_placed(position, max_new_melds)
+
+    return oracle
+
+
+def _checked(position: Position, move: Move, max_placed: PlacedOracle | None = None) -> SolvedMove:
+    verdict = validate_move(position, move, max_placed=max_placed)
     if not verdict.legal:
         reasons = "; ".join(str(v) for v in verdict.violations)
         table = " | ".join(" ".join(tc.code for tc in meld) for meld in move.table)

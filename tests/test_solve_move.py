@@ -18,6 +18,7 @@ from ortools.sat.python import cp_model
 from bench.positions import bench_positions
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.cli import main as cli_main
+from solver import search
 from solver.model import ModelOptions, TurnModel
 from solver.position import Position, Turn, parse_position
 from solver.rulesets import RULESETS, DrawRule
@@ -156,6 +157,27 @@ def test_rummikub_identical_runs_one_kept_one_taking_the_joker() -> None:
     best = solve_move(position, Objective.MOST_CARDS).moves[0]
     assert (best.cards_played, best.melds_changed) == (2, 1)
     assert "4H 5H 6H" in _tables(best)
+
+
+def test_shangai_checks_its_add_without_searching_the_largest_add_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # R8 seed: "se há uma combinação 8-9-10 na mesa, e um jogador tem o 7 e o J na mão,
+    # deverá adicionar ambos". The search asks once how many cards an add can place; the
+    # validator's re-check of the move gets that answer instead of a second CP-SAT solve.
+    calls: list[int | None] = []
+    real = search._max_played
+
+    def counted(position: Position, max_new_melds: int | None, budget: Any) -> int:
+        calls.append(max_new_melds)
+        return real(position, max_new_melds, budget)
+
+    monkeypatch.setattr(search, "_max_played", counted)
+    position = parse_position("shangai", 2, [["8H", "9S", "10D"]], ["7C", "JD", "3C"],
+                              Turn(cards_drawn=0))
+    best = solve_move(position, Objective.FEWEST_POINTS).moves[0]
+    assert best.cards_played == 2 and best.verdict.legal
+    assert calls == [0]
 
 
 @pytest.mark.parametrize(("ruleset", "size"), [("rummikub", "mid"), ("carrossel", "small")])
