@@ -133,7 +133,7 @@ class TurnModel:
                     self.wilds.append(TableWild(tc.card, value, m))
                 else:
                     naturals[_nat_code(tc.card)] += 1
-            self.table_count += counts
+            self.table_count.update(counts)
             self.meld_count.append(counts)
             self.meld_naturals.append(naturals)
         self._find_linkable()
@@ -260,21 +260,30 @@ class TurnModel:
             for suit in suits
         }
         covering_runs: dict[tuple[int, str | None], list[cp_model.IntVar]] = {}
-        linked_spans = set(self.linked_runs.values())
+        # A linked run longer than the pool's own runs still needs its own shape.
+        linked_ends: dict[tuple[int, str | None], set[int]] = {}
+        for a, b, suit in self.linked_runs.values():
+            linked_ends.setdefault((a, suit), set()).add(b)
         for suit in suits:
             for a_i, a in enumerate(pos):
-                ends = pos[a_i + rs.min_sequence - 1 : a_i + longest]
-                # A linked run longer than that still needs its own shape in the pool.
-                longer = [b for a2, b, s in linked_spans if (a2, s) == (a, suit) and b not in ends]
-                for b in ends + sorted(longer):
-                    span = range(a, b + 1)
-                    cap = min(place_cap[(p, suit)] for p in span)
-                    if cap <= 0 or not any(supply[(p, suit)] for p in span):
+                ends = set(pos[a_i + rs.min_sequence - 1 : a_i + longest])
+                ends |= linked_ends.get((a, suit), set())
+                if not ends:
+                    continue
+                # Walk the run's places once: its capacity is the least place capacity so
+                # far, and it needs a natural somewhere.
+                cap = place_cap[(a, suit)]
+                natural = False
+                for b in pos[a_i : a_i + max(ends) - a + 1]:
+                    cap = min(cap, place_cap[(b, suit)])
+                    if cap <= 0:
+                        break
+                    natural = natural or supply[(b, suit)] > 0
+                    if b not in ends or not natural:
                         continue
-                    name = f"run_{a}_{b}_{suit or 'x'}"
-                    run = m.new_int_var(0, cap, name)
+                    run = m.new_int_var(0, cap, f"run_{a}_{b}_{suit or 'x'}")
                     self.runs[(a, b, suit)] = run
-                    for p in span:
+                    for p in range(a, b + 1):
                         covering_runs.setdefault((p, suit), []).append(run)
         # Fill of every run place: naturals, table wilds keeping their value, free wilds.
         self.run_fill: dict[tuple[int, str], cp_model.LinearExprT] = {}
