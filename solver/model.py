@@ -681,13 +681,18 @@ class TurnModel:
             m.add(self.n_after - n_before <= opts.max_new_melds)
         if not opts.groups_may_grow:
             groups_before = sum(1 for r in self.before if r.kind is MeldKind.GROUP)
-            kept_groups = sum(
+            kept_groups = [
                 k
                 for k, r, out in zip(self.keep, self.before, self.removed, strict=True)
                 if r.kind is MeldKind.GROUP and out
-            )
-            pool_groups = sum(self.groups.values()) + sum(self.group_sets.values())
-            m.add(kept_groups + pool_groups + sum(s.isgrp for s in self.slots) <= groups_before)
+            ]
+            groups_after = [
+                *kept_groups,
+                *self.groups.values(),
+                *self.group_sets.values(),
+                *(s.isgrp for s in self.slots),
+            ]
+            m.add(_sum(groups_after) <= groups_before)
         if opts.add_size is not None:
             # R8: a play that adds no meld must place as many cards as any add can.
             is_add = m.new_bool_var("is_add")

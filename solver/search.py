@@ -266,10 +266,7 @@ def _solve_lexicographic(
         if settled:
             return weighted
     # The objective replaces the previous one, so the model itself is solved, not a copy.
-    if maximize:
-        tm.model.maximize(expr)
-    else:
-        tm.model.minimize(expr)
+    _optimize(tm.model, expr, maximize)
     solver = budget.solver()
     status = solver.solve(tm.model)
     budget.record(solver, status, primary=True)
@@ -297,6 +294,13 @@ def _solve_lexicographic(
     return solver
 
 
+def _optimize(model: cp_model.CpModel, expr: cp_model.LinearExprT, maximize: bool) -> None:
+    if maximize:
+        model.maximize(expr)
+    else:
+        model.minimize(expr)
+
+
 def _solve_weighted(
     tm: TurnModel, expr: cp_model.LinearExprT, maximize: bool, budget: _Budget
 ) -> tuple[bool, cp_model.CpSolver | None]:
@@ -312,10 +316,7 @@ def _solve_weighted(
     weight = len(tm.keep) + 1  # changed is 0..len(keep): below one unit of the primary
     sign = -1 if maximize else 1
     combined = cp_model.LinearExpr.weighted_sum([expr, tm.changed], [weight, sign])
-    if maximize:
-        tm.model.maximize(combined)
-    else:
-        tm.model.minimize(combined)
+    _optimize(tm.model, combined, maximize)
     solver = budget.solver(share=0.5, work=WEIGHTED_DTIME, lean=True)
     status = solver.solve(tm.model)
     if status in (cp_model.OPTIMAL, cp_model.INFEASIBLE):

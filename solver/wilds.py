@@ -488,7 +488,10 @@ class _State:
                     return cost == 0 and not canonical
                 return False
             wild = self.wilds[depth]
-            limit = budget if best_key is None else best_key[0] - (not canonical)
+            # Within the budget; once a leaf is found, no dearer than it (and, unless the
+            # claims decide between equally cheap fates, strictly cheaper).
+            slack = 0 if canonical else 1
+            limit = budget if best_key is None else best_key[0] - slack
             for option in options[depth]:
                 if cost + option.cost > limit:
                     continue

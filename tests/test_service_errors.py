@@ -130,6 +130,7 @@ def test_missing_move(rummy_stub: Any) -> None:
 
 
 def test_an_empty_move_that_is_set_is_judged(rummy_stub: Any) -> None:
+    # SPEC §5: an illegal move is a normal answer, never an RPC error.
     request = rummy_pb2.ValidateMoveRequest(position=position(), move=rummy_pb2.RummyMove())
     reply = rummy_stub.ValidateMove(request, timeout=10)
     assert not reply.legal

@@ -150,8 +150,8 @@ def test_rummikub_kept_melds_are_the_pools_own() -> None:
 
 
 def test_rummikub_identical_runs_one_kept_one_taking_the_joker() -> None:
-    # Two copies of one run: one stays as it was, all natural; the other takes 7H and the
-    # joker. The kept copy must not be rebuilt with the joker in it.
+    # SPEC §4 tie-break. Two copies of one run: one stays as it was, all natural; the other
+    # takes 7H and the joker. The kept copy must not be rebuilt with the joker in it.
     position = parse_position("rummikub", 2, [["4H", "5H", "6H"], ["4H", "5H", "6H"]],
                               ["7H", "JK"], Turn(has_opened=True))
     best = solve_move(position, Objective.MOST_CARDS).moves[0]

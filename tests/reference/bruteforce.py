@@ -533,12 +533,14 @@ def _fewest_changed(
 ) -> int | None:
     """The fewest melds changed by a legal play of this level: candidates in order of
     their count, so only those up to the first legal one are judged."""
-    pool = [c for split in level for c in enumeration.tables(split) if legal_play(c)]
-    pool.sort(key=lambda c: melds_changed(position, c.move.table))
-    for c in pool:
-        if legal(c):
-            return melds_changed(position, c.move.table)
-    return None
+    pool = [
+        (melds_changed(position, c.move.table), c)
+        for split in level
+        for c in enumeration.tables(split)
+        if legal_play(c)
+    ]
+    pool.sort(key=lambda counted: counted[0])
+    return next((n for n, c in pool if legal(c)), None)
 
 
 def turn_allows_play(position: Position) -> bool:
