@@ -114,8 +114,10 @@ class _Budget:
         ``lean``: no presolve and no cutting planes. Both cost more than they save in the
         searches that mostly look for solutions: the weighted solve of rummikub and the
         tie-break (about a third less time, and the tie-break finds fewer-change tables
-        within its work limit). The primary solve of the other rulesets keeps them: without
-        them some carrossel positions take 1.5x longer (bench/, docs/solver.md).
+        within its work limit). Instead the linear relaxation holds every constraint from
+        the start (not only the violated ones): its bound halves rummikub's solves with a
+        joker in the hand. The primary solve of the other rulesets keeps the defaults:
+        without them some carrossel positions take 1.5x longer (bench/, docs/solver.md).
         """
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = max(self.deadline - time.monotonic(), 0.001) * share
@@ -131,6 +133,7 @@ class _Budget:
         if lean:
             solver.parameters.cp_model_presolve = False
             solver.parameters.cut_level = 0
+            solver.parameters.add_lp_constraints_lazily = False
         return solver
 
     def settle_tie_break(self, proved: bool) -> None:
