@@ -24,6 +24,7 @@ from solver.position import Position, Turn, parse_position
 from solver.rulesets import RULESETS, DrawRule
 from solver.search import Objective, knock_reach, solve_move
 from solver.validate import validate_move
+from tests.reference.positions import random_position
 
 VECTORS = Path(__file__).parent / "vectors" / "solve" / "solve.toml"
 CASES: list[dict[str, Any]] = tomllib.loads(VECTORS.read_text())["case"]
@@ -200,6 +201,33 @@ def test_tie_break_reaches_the_proved_fewest_changes(ruleset: str, size: str) ->
         solver.parameters.max_time_in_seconds = 60
         assert solver.solve(tm.model) == cp_model.OPTIMAL
         assert result.moves[0].melds_changed <= round(solver.objective_value)
+
+
+@pytest.mark.parametrize(
+    "ruleset", ["carrossel", "mexe-mexe", "vatikan", "shangai", "manipulation"]
+)
+def test_primary_tries_in_turn_keep_the_optimum(
+    ruleset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC §4 SolveMove: the primary optimum is the same when the first two tries (CP-SAT's
+    defaults, then a lean search, each within a work limit) always stop short and the last,
+    unlimited try must find it."""
+    positions = [random_position(ruleset, seed) for seed in range(12)]
+    expected = [solve_move(p) for p in positions]
+    monkeypatch.setattr(search, "PRIMARY_DTIME", 1e-9)
+    monkeypatch.setattr(search, "PRIMARY_LEAN_DTIME", 1e-9)
+    fell_back = 0
+    for position, before in zip(positions, expected, strict=True):
+        after = solve_move(position)
+        assert after.optimal and before.optimal
+        assert [m.verdict.hand_points_after for m in after.moves[:1]] == [
+            m.verdict.hand_points_after for m in before.moves[:1]
+        ]
+        assert [m.cards_played for m in after.moves[:1]] == [
+            m.cards_played for m in before.moves[:1]
+        ]
+        fell_back += after.stats.solves > before.stats.solves
+    assert fell_back  # the later tries did run
 
 
 def test_moves_are_distinct_and_best_first() -> None:
