@@ -118,7 +118,8 @@ class _Budget:
         tie-break (about a third less time, and the tie-break finds fewer-change tables
         within its work limit). Instead the linear relaxation holds every constraint from
         the start (not only the violated ones): its bound halves rummikub's solves with a
-        joker in the hand. The primary solve of the other rulesets keeps the defaults:
+        joker in the hand. No SAT inprocessing either: on models this small it costs more
+        than it saves. The primary solve of the other rulesets keeps the defaults:
         without them some carrossel positions take 1.5x longer (bench/, docs/solver.md).
         """
         solver = cp_model.CpSolver()
@@ -136,6 +137,7 @@ class _Budget:
             solver.parameters.cp_model_presolve = False
             solver.parameters.cut_level = 0
             solver.parameters.add_lp_constraints_lazily = False
+            solver.parameters.use_sat_inprocessing = False
         return solver
 
     def settle_tie_break(self, proved: bool) -> None:
