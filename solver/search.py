@@ -23,10 +23,10 @@ from solver.validate import Verdict, validate_move
 DEFAULT_TIME_LIMIT_MS = 10_000
 # Work limits in CP-SAT's deterministic time (load-independent, so the same request gets
 # the same answer): 0.03 is about 100 ms of wall time on a 2-core CI machine (bench/).
-TIE_BREAK_FLOOR_DTIME = 0.03  # the least work the melds-changed tie-break gets
+TIE_BREAK_DTIME = 0.03  # the work of each try of the melds-changed tie-break
 WEIGHTED_DTIME = 0.1  # the most work the one-solve lexicographic search gets
-PRIMARY_DTIME = 0.06  # the primary's first try (~250 ms): enough for all but a few
-PRIMARY_LEAN_DTIME = 0.01  # its second, lean try (~40 ms)
+# The primary solve's tries in turn (work limit, lean): see _solve_primary.
+PRIMARY_TRIES: tuple[tuple[float | None, bool], ...] = ((0.01, True), (0.03, False), (None, True))
 MAX_MOVES = 20
 
 
@@ -274,7 +274,7 @@ def _solve_lexicographic(
             return weighted
     # The objective replaces the previous one, so the model itself is solved, not a copy.
     _optimize(tm.model, expr, maximize)
-    solver, status, primary_work = _solve_primary(tm.model, maximize, budget)
+    solver, status = _solve_primary(tm.model, maximize, budget)
     budget.record(solver, status, primary=True)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
@@ -288,12 +288,19 @@ def _solve_lexicographic(
     first_solver = solver
     # No hint from the first solution: it rearranges the table freely, and a search that
     # starts from it finds fewer-change tables later than one that starts afresh (bench/).
-    # The tie-break gets as much work as the primary took (at least ~100 ms), at most half
-    # of the time left: a hint must stay fast even where proving the tie-break is hard.
-    work = max(TIE_BREAK_FLOOR_DTIME, primary_work)
-    solver = budget.solver(share=0.5, work=work, lean=True)
+    # The tie-break gets a fixed work (~100 ms), at most half of the time left: a hint must
+    # stay fast even where proving the tie-break is hard. Where that finds no table at
+    # all, a second try starts from "keep every meld" (a partial hint): without it the
+    # answer would be the primary's table, however much it changed.
+    solver = budget.solver(share=0.5, work=TIE_BREAK_DTIME, lean=True)
     status = solver.solve(tie)
     budget.record(solver, status, primary=False)
+    if status == cp_model.UNKNOWN:
+        for keep in tm.keep:
+            tie.add_hint(keep, 1)
+        solver = budget.solver(share=0.5, work=TIE_BREAK_DTIME, lean=True)
+        status = solver.solve(tie)
+        budget.record(solver, status, primary=False)
     budget.settle_tie_break(status == cp_model.OPTIMAL)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return first_solver
@@ -302,16 +309,19 @@ def _solve_lexicographic(
 
 def _solve_primary(
     model: cp_model.CpModel, maximize: bool, budget: _Budget
-) -> tuple[cp_model.CpSolver, cp_model.CpSolverStatus, float]:
-    """The primary optimum, or the best found in time; also the work spent on it.
+) -> tuple[cp_model.CpSolver, cp_model.CpSolverStatus]:
+    """The primary optimum, or the best found in time.
 
-    CP-SAT's defaults settle almost every position within ``PRIMARY_DTIME``. A few need
-    far more (a go-out play that is hard to find: ``carrossel-mid-1-17`` took 1 s), and the
-    lean search, whose slow positions are other ones, usually settles those at once. So: the
-    defaults within that work, then a short lean try, then the defaults without a limit.
+    Two searches take turns, each try bounded by work so that the answer stays
+    deterministic: the lean one (no presolve, no cuts, the whole linear relaxation) and
+    CP-SAT's usual one. The lean search settles most positions two to four times faster,
+    but each has slow positions where the other is quick (``carrossel-small-1-47``: 5.2 s
+    usual, 0.16 s lean; ``carrossel-large-7-0``: 0.34 s lean, 0.05 s usual). So: lean
+    within the first limit of ``PRIMARY_TRIES``, then the usual search within the second,
+    then lean without a limit (bench/, docs/solver.md).
     """
     tried: list[tuple[cp_model.CpSolver, cp_model.CpSolverStatus]] = []
-    for work, lean in [(PRIMARY_DTIME, False), (PRIMARY_LEAN_DTIME, True), (None, False)]:
+    for work, lean in PRIMARY_TRIES:
         solver = budget.solver(work=work, lean=lean)
         tried.append((solver, solver.solve(model)))
         if tried[-1][1] in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
@@ -327,7 +337,7 @@ def _solve_primary(
     for t in tried:
         if t is not chosen:
             budget.record(*t, primary=False)
-    return *chosen, sum(t[0].deterministic_time for t in tried)
+    return chosen
 
 
 def _optimize(model: cp_model.CpModel, expr: cp_model.LinearExprT, maximize: bool) -> None:

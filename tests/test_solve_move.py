@@ -209,13 +209,12 @@ def test_tie_break_reaches_the_proved_fewest_changes(ruleset: str, size: str) ->
 def test_primary_tries_in_turn_keep_the_optimum(
     ruleset: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """SPEC §4 SolveMove: the primary optimum is the same when the first two tries (CP-SAT's
-    defaults, then a lean search, each within a work limit) always stop short and the last,
-    unlimited try must find it."""
+    """SPEC §4 SolveMove: the primary optimum is the same when the first two tries (a lean
+    search, then CP-SAT's usual one, each within a work limit) always stop short and the
+    last, unlimited try must find it."""
     positions = [random_position(ruleset, seed) for seed in range(12)]
     expected = [solve_move(p) for p in positions]
-    monkeypatch.setattr(search, "PRIMARY_DTIME", 1e-9)
-    monkeypatch.setattr(search, "PRIMARY_LEAN_DTIME", 1e-9)
+    monkeypatch.setattr(search, "PRIMARY_TRIES", ((1e-9, True), (1e-9, False), (None, True)))
     fell_back = 0
     for position, before in zip(positions, expected, strict=True):
         after = solve_move(position)
