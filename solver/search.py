@@ -170,8 +170,7 @@ class _Budget:
 def _max_played(position: Position, max_new_melds: int | None, budget: _Budget) -> int:
     tm = TurnModel(position, _options(position, max_new_melds, None))
     tm.model.maximize(tm.played)
-    solver = budget.solver()
-    status = solver.solve(tm.model)
+    solver, status = _solve_primary(tm.model, True, budget)
     budget.record(solver, status)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return int(solver.objective_value)
@@ -292,15 +291,15 @@ def _solve_lexicographic(
     # stay fast even where proving the tie-break is hard. Where that finds no table at
     # all, a second try starts from "keep every meld" (a partial hint): without it the
     # answer would be the primary's table, however much it changed.
-    solver = budget.solver(share=0.5, work=TIE_BREAK_DTIME, lean=True)
-    status = solver.solve(tie)
-    budget.record(solver, status, primary=False)
-    if status == cp_model.UNKNOWN:
-        for keep in tm.keep:
-            tie.add_hint(keep, 1)
+    for hinted in (False, True):
+        if hinted:
+            for keep in tm.keep:
+                tie.add_hint(keep, 1)
         solver = budget.solver(share=0.5, work=TIE_BREAK_DTIME, lean=True)
         status = solver.solve(tie)
         budget.record(solver, status, primary=False)
+        if status != cp_model.UNKNOWN:
+            break
     budget.settle_tie_break(status == cp_model.OPTIMAL)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return first_solver

@@ -52,8 +52,8 @@ POSITIONS_PER_RULESET = int(os.environ.get("CARROSSEL_BRUTEFORCE_POSITIONS", "10
 WORKERS = 2
 SHOWN_FAILURES = 10
 # Share of positions per ruleset whose unproved tie-break changes more melds than needed
-# (measured: 2 in 1,000 in mexe-mexe and in vatikan, none elsewhere; the two-stage tie-break
-# stops at its work limit, docs/solver.md).
+# (measured: at most 2 in 1,000, in mexe-mexe and vatikan, none elsewhere; the two-stage
+# tie-break stops at its work limit, docs/solver.md).
 MAX_TIE_BREAK_SHORT = 0.01
 
 # Minimum coverage, as a share of the positions of a ruleset (measured shares are 2-5x these).
