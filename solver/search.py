@@ -109,18 +109,21 @@ class _Budget:
         self.tie_break_proved: bool | None = None  # set by the first lexicographic solve
 
     def solver(
-        self, share: float = 1.0, work: float | None = None, lean: bool = False
+        self,
+        share: float = 1.0,
+        work: float | None = None,
+        lean: bool = False,
+        whole_lp: bool | None = None,
     ) -> cp_model.CpSolver:
         """A solver bounded by ``share`` of the time left and by ``work`` (deterministic).
 
-        ``lean``: no presolve and no cutting planes. Both cost more than they save in the
-        searches that mostly look for solutions: the weighted solve of rummikub and the
-        tie-break (about a third less time, and the tie-break finds fewer-change tables
-        within its work limit). Instead the linear relaxation holds every constraint from
-        the start (not only the violated ones): its bound halves rummikub's solves with a
-        joker in the hand. No SAT inprocessing either: on models this small it costs more
-        than it saves. The primary solve of the other rulesets keeps the defaults:
-        without them some carrossel positions take 1.5x longer (bench/, docs/solver.md).
+        ``lean``: no presolve, no cutting planes and no SAT inprocessing. On models this
+        small they cost more than they save in the searches that mostly look for solutions:
+        the weighted solve of rummikub, the tie-break, and the primary's first and last tries
+        (``_solve_primary``). ``whole_lp`` (by default, where lean): the linear relaxation
+        holds every constraint from the start, not only the violated ones. Its bound halves
+        rummikub's solves with a joker in the hand, but the tie-break finds tables sooner
+        without it (bench/, docs/solver.md).
         """
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = max(self.deadline - time.monotonic(), 0.001) * share
@@ -136,9 +139,16 @@ class _Budget:
         if lean:
             solver.parameters.cp_model_presolve = False
             solver.parameters.cut_level = 0
-            solver.parameters.add_lp_constraints_lazily = False
             solver.parameters.use_sat_inprocessing = False
+        if lean if whole_lp is None else whole_lp:
+            solver.parameters.add_lp_constraints_lazily = False
         return solver
+
+    def proved_by_tie_break(self) -> None:
+        """A tie-break found a table at the objective's best conceivable value (``_ideal``):
+        the primary optimum is proved without a primary solve of its own."""
+        if self.status == "UNKNOWN":
+            self.status = "OPTIMAL"
 
     def settle_tie_break(self, proved: bool) -> None:
         """Whether the best move's tie-break was proved (the first answer's is reported)."""
@@ -222,8 +232,8 @@ def solve_move(
         solver = _solve_lexicographic(tm, objective, budget)
         if solver is None:
             break
-        if not moves:
-            objective_value = solver.objective_value
+        if not moves:  # the primary objective's value (the solver's may be the tie-break's)
+            objective_value = float(solver.value(_primary(tm, objective)[0]))
         move, _ = rebuild_move(tm, solver)
         key = _table_key(move)
         if key not in seen:
@@ -261,49 +271,90 @@ def _solve_lexicographic(
     """Best by the objective; among those, the fewest original melds changed.
 
     Where new melds are unlimited, first one weighted solve (``_solve_weighted``). Else, or
-    when that proved nothing, two solves: the primary optimum is proved on the model
-    without the tie-break, then the primary value is fixed and the tie-break searches
-    afresh within a work limit. ``optimal`` speaks of the primary objective; the tie-break
-    is the best found within its limit (docs/solver.md). None: no legal play.
+    when that proved nothing, the tie-break is first tried on the objective's best
+    conceivable value (``_ideal``: every hand card played): a table found there proves the
+    primary optimum too, in one solve. Else two solves: the primary optimum is proved on
+    the model without the tie-break, then the primary value is fixed and the tie-break
+    searches afresh within a work limit. ``optimal`` speaks of the primary objective; the
+    tie-break is the best found within its limit (docs/solver.md). None: no legal play.
     """
     expr, maximize = _primary(tm, objective)
     if tm.options.max_new_melds is None and tm.keep:
         settled, weighted = _solve_weighted(tm, expr, maximize, budget)
         if settled:
             return weighted
+    ideal = _ideal(tm, objective)
+    tried_ideal = False
+    if ideal is not None:
+        # On big tables the hand can usually go out, and this one solve (every hand card
+        # fixed as played) settles it faster than the primary optimisation finds and
+        # proves the same value; where the hand cannot go out, the search mostly proves
+        # that within milliseconds (bench/, docs/solver.md).
+        solver, status = _tie_break(tm, expr, ideal, budget)
+        if solver is not None:
+            budget.proved_by_tie_break()
+            return solver
+        tried_ideal = status == cp_model.UNKNOWN
     # The objective replaces the previous one, so the model itself is solved, not a copy.
     _optimize(tm.model, expr, maximize)
     solver, status = _solve_primary(tm.model, maximize, budget)
     budget.record(solver, status, primary=True)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
-    best = round(solver.objective_value)
+    best = round(solver.value(expr))
     if solver.value(tm.changed) == 0:
         budget.settle_tie_break(True)
         return solver  # nothing on the table changed: the tie-break cannot do better
+    if tried_ideal and best == ideal:
+        budget.settle_tie_break(False)
+        return solver  # the tie-break has just had its work on this very question
+    tie_solver, _ = _tie_break(tm, expr, best, budget)
+    if tie_solver is None:
+        budget.settle_tie_break(False)
+        return solver
+    return tie_solver
+
+
+def _ideal(tm: TurnModel, objective: Objective) -> int | None:
+    """The objective's best conceivable value: every hand card played (None: no such bound)."""
+    n = sum(tm.hand_count.values())
+    if objective is Objective.MOST_CARDS:
+        return n
+    if objective is Objective.GO_OUT:
+        return 2 * n + 1
+    if any(tm.rs.points(c) < 0 for c in tm.hand_count):
+        return None  # a hand could then hold fewer than no points
+    return 0
+
+
+def _tie_break(
+    tm: TurnModel, expr: cp_model.LinearExprT, best: int, budget: _Budget
+) -> tuple[cp_model.CpSolver | None, cp_model.CpSolverStatus]:
+    """The fewest melds changed among the plays whose primary value is ``best``.
+
+    Returns the solver holding the best table found (None if none) and the last status.
+    Each try gets a fixed work (``TIE_BREAK_DTIME``, ~100 ms), at most half of the time
+    left: a hint must stay fast even where proving the tie-break is hard. No hint from a
+    first solution: it rearranges the table freely, and a search that starts from it finds
+    fewer-change tables later than one that starts afresh (bench/). The first try holds
+    the whole linear relaxation from the start, which is faster on about two positions in
+    three; where it finds no table at all, the second builds the relaxation lazily, which
+    finds one on most of those (docs/solver.md).
+    """
     tie = tm.model.clone()
     tie.add(expr == best)
     tie.minimize(tm.changed)
-    first_solver = solver
-    # No hint from the first solution: it rearranges the table freely, and a search that
-    # starts from it finds fewer-change tables later than one that starts afresh (bench/).
-    # The tie-break gets a fixed work (~100 ms), at most half of the time left: a hint must
-    # stay fast even where proving the tie-break is hard. Where that finds no table at
-    # all, a second try starts from "keep every meld" (a partial hint): without it the
-    # answer would be the primary's table, however much it changed.
-    for hinted in (False, True):
-        if hinted:
-            for keep in tm.keep:
-                tie.add_hint(keep, 1)
-        solver = budget.solver(share=0.5, work=TIE_BREAK_DTIME, lean=True)
+    status = cp_model.UNKNOWN
+    for whole_lp in (True, False):
+        solver = budget.solver(share=0.5, work=TIE_BREAK_DTIME, lean=True, whole_lp=whole_lp)
         status = solver.solve(tie)
         budget.record(solver, status, primary=False)
         if status != cp_model.UNKNOWN:
             break
-    budget.settle_tie_break(status == cp_model.OPTIMAL)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return first_solver
-    return solver
+        return None, status
+    budget.settle_tie_break(status == cp_model.OPTIMAL)
+    return solver, status
 
 
 def _solve_primary(

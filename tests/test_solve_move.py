@@ -5,6 +5,7 @@ tests/test_solver_vs_bruteforce.py and tests/test_rummikub_solver_agreement.py."
 
 from __future__ import annotations
 
+import random
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,8 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from ortools.sat.python import cp_model
 
-from bench.positions import bench_positions
+from bench.positions import SIZES, bench_positions
+from bench.positions import random_position as deal
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.cli import main as cli_main
 from solver import search
@@ -215,6 +217,7 @@ def test_primary_tries_in_turn_keep_the_optimum(
     positions = [random_position(ruleset, seed) for seed in range(12)]
     expected = [solve_move(p) for p in positions]
     monkeypatch.setattr(search, "PRIMARY_TRIES", ((1e-9, True), (1e-9, False), (None, True)))
+    monkeypatch.setattr(search, "_ideal", lambda tm, objective: None)  # the tries always run
     fell_back = 0
     for position, before in zip(positions, expected, strict=True):
         after = solve_move(position)
@@ -227,6 +230,38 @@ def test_primary_tries_in_turn_keep_the_optimum(
         ]
         fell_back += after.stats.solves > before.stats.solves
     assert fell_back  # the later tries did run
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "size"),
+    [("carrossel", "mid"), ("carrossel", "large"), ("mexe-mexe", "mid"), ("vatikan", "mid")],
+)
+@pytest.mark.parametrize("objective", list(Objective))
+def test_going_out_first_keeps_the_optimum(
+    ruleset: str, size: str, objective: Objective, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC §4 SolveMove: asking first for the fewest changes among the plays that empty the
+    hand (the best any play can do) gives the same optimum as the primary solve, on hands
+    that can go out and on hands that cannot, and is proved either way."""
+    rng = random.Random(f"going-out/{ruleset}/{size}")
+    positions = [
+        deal(rng, ruleset, table_size=SIZES[size], hand_size=(5, 15), table_jokers=j % 2,
+             hand_jokers=j // 2).position()
+        for j in range(6)
+    ]
+    with_ideal = [solve_move(p, objective) for p in positions]
+    monkeypatch.setattr(search, "_ideal", lambda tm, objective: None)
+    without = [solve_move(p, objective) for p in positions]
+    went_out = 0
+    for a, b in zip(with_ideal, without, strict=True):
+        assert a.optimal and b.optimal
+        assert [(m.cards_played, m.verdict.hand_points_after) for m in a.moves] == [
+            (m.cards_played, m.verdict.hand_points_after) for m in b.moves
+        ]
+        assert a.stats.objective_value == b.stats.objective_value
+        went_out += any(m.verdict.went_out for m in a.moves)
+    if size == "large":
+        assert went_out  # the shortcut was taken (these tables take almost any hand)
 
 
 def test_moves_are_distinct_and_best_first() -> None:
