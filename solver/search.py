@@ -322,7 +322,8 @@ def _ideal(tm: TurnModel, objective: Objective) -> int | None:
         return n
     if objective is Objective.GO_OUT:
         return 2 * n + 1
-    if any(tm.rs.points(c) < 0 for c in tm.hand_count):
+    scored = [*tm.hand_count, *(w.card for w in tm.wilds)]  # wilds may go back to the hand
+    if any(tm.rs.points(c) < 0 for c in scored):
         return None  # a hand could then hold fewer than no points
     return 0
 
