@@ -140,7 +140,9 @@ class _Budget:
             solver.parameters.cp_model_presolve = False
             solver.parameters.cut_level = 0
             solver.parameters.use_sat_inprocessing = False
-        if lean if whole_lp is None else whole_lp:
+        if whole_lp is None:
+            whole_lp = lean
+        if whole_lp:
             solver.parameters.add_lp_constraints_lazily = False
         return solver
 
@@ -293,6 +295,7 @@ def _solve_lexicographic(
         solver, status = _tie_break(tm, expr, ideal, budget)
         if solver is not None:
             budget.proved_by_tie_break()
+            budget.settle_tie_break(status == cp_model.OPTIMAL)
             return solver
         tried_ideal = status == cp_model.UNKNOWN
     # The objective replaces the previous one, so the model itself is solved, not a copy.
@@ -308,11 +311,9 @@ def _solve_lexicographic(
     if tried_ideal and best == ideal:
         budget.settle_tie_break(False)
         return solver  # the tie-break has just had its work on this very question
-    tie_solver, _ = _tie_break(tm, expr, best, budget)
-    if tie_solver is None:
-        budget.settle_tie_break(False)
-        return solver
-    return tie_solver
+    tie_solver, status = _tie_break(tm, expr, best, budget)
+    budget.settle_tie_break(status == cp_model.OPTIMAL)
+    return tie_solver or solver
 
 
 def _ideal(tm: TurnModel, objective: Objective) -> int | None:
@@ -321,7 +322,7 @@ def _ideal(tm: TurnModel, objective: Objective) -> int | None:
     if objective is Objective.MOST_CARDS:
         return n
     if objective is Objective.GO_OUT:
-        return 2 * n + 1
+        return 2 * n + 1  # _primary's went_out * (n + 1) + played, having gone out
     scored = [*tm.hand_count, *(w.card for w in tm.wilds)]  # wilds may go back to the hand
     if any(tm.rs.points(c) < 0 for c in scored):
         return None  # a hand could then hold fewer than no points
@@ -345,17 +346,13 @@ def _tie_break(
     tie = tm.model.clone()
     tie.add(expr == best)
     tie.minimize(tm.changed)
-    status = cp_model.UNKNOWN
     for whole_lp in (True, False):
         solver = budget.solver(share=0.5, work=TIE_BREAK_DTIME, lean=True, whole_lp=whole_lp)
         status = solver.solve(tie)
         budget.record(solver, status, primary=False)
         if status != cp_model.UNKNOWN:
             break
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return None, status
-    budget.settle_tie_break(status == cp_model.OPTIMAL)
-    return solver, status
+    return (solver if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None), status
 
 
 def _solve_primary(
