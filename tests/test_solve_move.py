@@ -331,6 +331,19 @@ def _bad_request(call: Any, request: Any) -> list[str]:
     return [v.field for v in detail.field_violations]
 
 
+def test_objective_value_through_grpc(rummy_stub: rummy_pb2_grpc.RummyServiceStub) -> None:
+    """SPEC §4 SolveMove: SolveStats.objective_value is the objective's value of the best
+    move (here most cards: 2), not the melds-changed tie-break's (1)."""
+    request = rummy_pb2.SolveMoveRequest(
+        position=rummy_pb2.RummyPosition(
+            ruleset="carrossel", players=2, table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])],
+            hand=["5C", "9D"], turn=rummy_pb2.Turn(cards_drawn=1)),
+        objective=rummy_pb2.OBJECTIVE_MOST_CARDS)
+    response = rummy_stub.SolveMove(request, timeout=30)
+    assert response.optimal and response.moves[0].melds_changed == 1
+    assert response.stats.objective_value == len(response.moves[0].played) == 2
+
+
 def test_solve_move_bad_inputs(rummy_stub: rummy_pb2_grpc.RummyServiceStub) -> None:
     position = rummy_pb2.RummyPosition(ruleset="carrossel", players=2, hand=["3C", "XX"],
                                        turn=rummy_pb2.Turn(cards_drawn=1))
