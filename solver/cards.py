@@ -48,7 +48,11 @@ class Card(NamedTuple):
     @property
     def code(self) -> str:
         """Canonical text: ``AS``, ``10H``, ``JK``."""
-        return self.special or f"{rank_name(self.rank)}{self.suit}"
+        if self.special:
+            return self.special
+        # Looked up, not formatted: a request reads card codes thousands of times.
+        code = _CODES.get((self.rank, self.suit))
+        return code if code is not None else f"{rank_name(self.rank)}{self.suit}"
 
     @property
     def is_joker(self) -> bool:
@@ -62,6 +66,9 @@ class Card(NamedTuple):
 
     def __str__(self) -> str:
         return self.code
+
+
+_CODES = {(rank, suit): f"{rank_name(rank)}{suit}" for rank in range(1, 14) for suit in SUITS}
 
 
 def ordinary(rank: int, suit: str) -> Card:

@@ -12,15 +12,17 @@ tables yet exact under every ruling:
 * **the pool** — melds that need no identity: integer counts of run templates
   (start, end[, suit]) and of groups, per set of suits where no wild can join a group of
   that rank, else per rank and size. Natural groups with per-suit counts ≤ the number of
-  groups always split into groups of distinct suits (Gale–Ryser), so counts suffice;
+  groups always split into groups of distinct suits (Gale–Ryser), so counts suffice.
+  Wilds fill places of the pool too; that each meld still holds a natural (R4) is a count
+  for groups and, for runs, a condition on windows of places (``_build_run_naturals``);
 * **explicit slots** — a few fully modelled melds (positions, suits, cards) for every meld
-  that holds a wild, or that must *continue* a meld before (R5 releases, R7 lineage).
-  A meld with a wild or a release needs its identity; the others do not.
+  that must *continue* a meld before (R5 releases, R7 lineage): those need their identity.
 
 Card conservation is counted per card code, so duplicate cards of two decks are
 interchangeable, exactly as the physical cards are. A wild on the table has one fate:
-kept in its unchanged meld, placed in a slot with its old value, or released (R5) by a
-natural card of its value played from the hand into a slot that continues its meld.
+kept in its unchanged meld, placed with its old value (in the pool, or in a slot where
+it must stay in its meld's line, R7), or released (R5) by a natural card of its value
+played from the hand into a slot that continues its meld.
 """
 
 from __future__ import annotations
@@ -93,10 +95,18 @@ class _CpModel(cp_model.CpModel):
     def new_int_var(
         self, lb: cp_model.IntegralT, ub: cp_model.IntegralT, name: str
     ) -> cp_model.IntVar:
-        return cp_model.IntVar(self.model_proto).with_domain(Domain(lb, ub))
+        domain = _DOMAINS.get((lb, ub))
+        if domain is None:
+            domain = _DOMAINS[(lb, ub)] = Domain(lb, ub)
+        return cp_model.IntVar(self.model_proto).with_domain(domain)
 
     def new_bool_var(self, name: str) -> cp_model.IntVar:
-        return cp_model.IntVar(self.model_proto).with_domain(Domain(0, 1))
+        return cp_model.IntVar(self.model_proto).with_domain(_BOOL)
+
+
+# Domains are immutable and a model's bounds are few: made once, not once per variable.
+_DOMAINS: dict[tuple[cp_model.IntegralT, cp_model.IntegralT], Domain] = {}
+_BOOL = Domain(0, 1)
 
 
 def _sum(terms: Iterable[cp_model.LinearExprT]) -> cp_model.LinearExpr:
@@ -165,12 +175,11 @@ class TurnModel:
         # Explicit melds only where identity matters: one per possible release (R5), and
         # in vatikan one per table wild, which must stay in its meld's line (R7).
         lineage = len(self.wilds) if self.rs.wild_lineage and not keep_all else 0
-        # Count melds may hold wilds only while no meld could be made of wilds alone
-        # (R4); with more wild cards (mexe-mexe's 2s) every wild goes to an explicit meld.
+        # With enough wild cards for a run of wilds alone (mexe-mexe's 2s), the pool's runs
+        # must be shown to hold a natural each (R4, ``_build_run_naturals``).
         wild_supply = sum(self.table_count[c] + self.hand_count[c] for c in self.wild_capable)
-        self.pool_wilds = wild_supply < min(self.rs.group_min, self.rs.min_sequence)
-        explicit = 0 if self.pool_wilds else wild_supply
-        self.n_slots = len(self.releasable) + max(lineage, explicit)
+        self.wild_runs_possible = wild_supply >= self.rs.min_sequence
+        self.n_slots = len(self.releasable) + lineage
 
     def _find_linkable(self) -> None:
         """Melds before that the pool can hold as they are (see the module docstring)."""
@@ -204,17 +213,17 @@ class TurnModel:
         rs = self.rs
         # Hand cards used.
         self.hu: dict[Card, cp_model.IntVar] = {
-            c: m.new_int_var(0, k, f"hand_{c.code}") for c, k in sorted(self.hand_count.items())
+            c: m.new_int_var(0, k, "hand") for c, k in sorted(self.hand_count.items())
         }
-        self.keep = [m.new_bool_var(f"keep_{i}") for i in range(len(self.position.table))]
+        self.keep = [m.new_bool_var("keep") for _ in range(len(self.position.table))]
         if self.options.keep_all:
             for k in self.keep:
                 m.add(k == 1)
-        self.rel = {i: m.new_bool_var(f"rel_{i}") for i in self.releasable}
+        self.rel = {i: m.new_bool_var("rel") for i in self.releasable}
         self.th: dict[int, cp_model.IntVar] = {}
         if rs.released_wild_to_hand:
             for i in self.releasable:
-                self.th[i] = m.new_bool_var(f"to_hand_{i}")
+                self.th[i] = m.new_bool_var("to_hand")
                 m.add(self.th[i] <= self.rel[i])
         self._build_pool()
         self._build_links()
@@ -230,20 +239,17 @@ class TurnModel:
         """Melds that need no identity: run and group counts, filled per position.
 
         Wilds may sit here too: a table wild that keeps its value fills a place of that
-        value like a natural would (R5), and a free wild fills any place. With at most
-        two wild cards in play no meld can lack a natural; ``rebuild`` spreads the
-        naturals so that each meld holds one, and ``validate_move`` re-checks it.
+        value like a natural would (R5), and a free wild fills any place. Each meld still
+        holds a natural (R4): groups count theirs; runs need ``_build_run_naturals`` once
+        there are wilds enough for a run of their own (mexe-mexe's 2s). ``rebuild`` hands
+        the naturals out so that each meld holds one, and ``validate_move`` re-checks it.
         """
         m = self.model
         rs = self.rs
         pos = self.positions
         n_free = sum(self.table_count[c] + self.hand_count[c] for c in self.wild_capable)
-        if not self.pool_wilds:
-            n_free = 0
         pool_fixed = (
-            list(range(len(self.wilds)))
-            if self.pool_wilds and not (rs.wild_lineage or self.options.keep_all)
-            else []
+            [] if rs.wild_lineage or self.options.keep_all else list(range(len(self.wilds)))
         )
         self.runs: dict[RunKey, cp_model.IntVar] = {}
         suits: tuple[str | None, ...] = SUITS if self.same_suit else (None,)
@@ -291,7 +297,7 @@ class TurnModel:
                     natural = natural or supply[(b, suit)] > 0
                     if b not in ends or not natural:
                         continue
-                    run = m.new_int_var(0, cap, f"run_{a}_{b}_{suit or 'x'}")
+                    run = m.new_int_var(0, cap, "run")
                     self.runs[(a, b, suit)] = run
                     for p in range(a, b + 1):
                         covering_runs.setdefault((p, suit), []).append(run)
@@ -319,19 +325,21 @@ class TurnModel:
                 for s in SUITS if suit is None else (suit,):
                     cap = self.nat_supply[(r, s)]
                     if cap:
-                        x = m.new_int_var(0, cap, f"fill_{p}_{s}")
+                        x = m.new_int_var(0, cap, "fill")
                         self.run_fill[(p, s)] = x
                         parts.append(x)
                 if n_free:
-                    f = m.new_int_var(0, n_free, f"free_{p}_{suit or 'x'}")
+                    f = m.new_int_var(0, n_free, "free")
                     self.run_free[(p, suit)] = f
                     parts.append(f)
                 for i in pool_fixed:
                     if fixed_fits(i, p, suit):
-                        v = m.new_bool_var(f"fixrun_{i}_{p}_{suit or 'x'}")
+                        v = m.new_bool_var("fixrun")
                         self.run_fixed[(i, p, suit)] = v
                         parts.append(v)
                 m.add(_sum(parts) == _sum(covering))
+        if self.wild_runs_possible:
+            self._build_run_naturals(suits)
         # Groups per rank: sizes group_min..group_max; a natural suit at most once per
         # group, so per-suit counts ≤ number of groups (Gale–Ryser makes this exact).
         self.groups: dict[tuple[int, int], cp_model.IntVar] = {}
@@ -350,19 +358,19 @@ class TurnModel:
                 continue
             sizes = range(rs.group_min, rs.group_max + 1)
             cap = sum(self.nat_supply[(r, s)] for s in avail)
-            gvars = {k: m.new_int_var(0, cap, f"group_{r}_{k}") for k in sizes}
+            gvars = {k: m.new_int_var(0, cap, "group") for k in sizes}
             self.groups.update({(r, k): v for k, v in gvars.items()})
             total = _sum(gvars.values())
             size_sum = cp_model.LinearExpr.weighted_sum(list(gvars.values()), list(gvars))
             ys = []
             for s in avail:
-                y = m.new_int_var(0, self.nat_supply[(r, s)], f"gsuit_{r}_{s}")
+                y = m.new_int_var(0, self.nat_supply[(r, s)], "gsuit")
                 self.group_suits[(r, s)] = y
                 ys.append(y)
             m.add(_sum(ys) >= total)  # R4: every group holds a natural card
             fills: list[cp_model.IntVar] = list(ys)
             for i in fixed_here:
-                g = m.new_bool_var(f"fixgrp_{i}")
+                g = m.new_bool_var("fixgrp")
                 self.group_fixed[i] = g
                 fills.append(g)
             for s in SUITS:
@@ -372,10 +380,56 @@ class TurnModel:
                 if rs.group_suits_distinct and (suited or nat):
                     m.add(_sum([*nat, *suited]) <= total)
             if n_free:
-                f = m.new_int_var(0, n_free, f"gfree_{r}")
+                f = m.new_int_var(0, n_free, "gfree")
                 self.group_free[r] = f
                 fills.append(f)
             m.add(_sum(fills) == size_sum)
+
+    def _build_run_naturals(self, suits: tuple[str | None, ...]) -> None:
+        """R4 for the pool's runs where wilds could fill a whole run: a natural for each.
+
+        Runs are intervals of places and naturals are points, so each run can be given a
+        natural of its own exactly when every window of places holds at least as many
+        naturals as there are runs wholly inside it (Hall's condition for intervals);
+        ``rebuild`` then hands them out earliest-ending run first.
+
+        Short windows suffice. The smallest failing set of runs covers its window, so the
+        window holds at least one card per place and at least three per run, and it holds
+        fewer naturals than runs: with ``w`` wild cards in play, ``naturals + w >= 3 *
+        (naturals + 1)`` bounds its naturals by ``(w - 3) / 2`` and its length by
+        ``(3w - 3) / 2``.
+        """
+        m = self.model
+        wild_cards = sum(self.table_count[c] + self.hand_count[c] for c in self.wild_capable)
+        longest = (3 * wild_cards - 3) // 2
+        for suit in suits:
+            shapes = [(a, b, run) for (a, b, s), run in self.runs.items() if s == suit]
+            if not shapes:
+                continue
+            naturals: dict[int, list[cp_model.LinearExprT]] = {}
+            for (p, s), fill in self.run_fill.items():
+                if suit is None or s == suit:
+                    naturals.setdefault(p, []).append(fill)
+            # A kept linked run is all natural and stays as it was: it needs no natural
+            # handed out, and the naturals it holds serve no other run.
+            kept = [(a, b, self.keep[k]) for k, (a, b, s) in self.linked_runs.items() if s == suit]
+            starts = sorted({a for a, _, _ in shapes})
+            ends = sorted({b for _, b, _ in shapes})
+            for x in starts:
+                for y in ends:
+                    if y - x + 1 > longest:
+                        break
+                    inside = [run for a, b, run in shapes if x <= a and b <= y]
+                    if not inside:
+                        continue
+                    held = [f for p in range(x, y + 1) for f in naturals.get(p, [])]
+                    terms = [*inside, *(-1 * k for a, b, k in kept if x <= a and b <= y)]
+                    terms += [
+                        (min(b, y) - max(a, x) + 1) * k
+                        for a, b, k in kept
+                        if a <= y and b >= x
+                    ]
+                    m.add(_sum(terms) <= _sum(held))
 
     def _build_group_sets(self, r: int, avail: list[str]) -> None:
         """Groups of one rank where no wild can join: a count per set of suits (the shape a
@@ -386,7 +440,7 @@ class TurnModel:
         for size in range(rs.group_min, min(rs.group_max, len(avail)) + 1):
             for suits in combinations(avail, size):
                 cap = min(self.nat_supply[(r, x)] for x in suits)
-                v = m.new_int_var(0, cap, f"gset_{r}_{''.join(suits)}")
+                v = m.new_int_var(0, cap, "gset")
                 self.group_sets[(r, suits)] = v
                 for x in suits:
                     holding.setdefault(x, []).append(v)
@@ -433,9 +487,9 @@ class TurnModel:
     def _build_slot(self, k: int) -> Slot:
         m = self.model
         rs = self.rs
-        act = m.new_bool_var(f"s{k}_act")
-        isrun = m.new_bool_var(f"s{k}_run")
-        isgrp = m.new_bool_var(f"s{k}_grp")
+        act = m.new_bool_var("slot_act")
+        isrun = m.new_bool_var("slot_run")
+        isgrp = m.new_bool_var("slot_group")
         m.add(act == isrun + isgrp)
         slot = Slot(act, isrun, isgrp)
         has_wilds = bool(self.wild_capable)
@@ -443,8 +497,8 @@ class TurnModel:
         starts = []
         prev: cp_model.IntVar | None = None
         for p in self.positions:
-            occ = m.new_bool_var(f"s{k}_occ{p}")
-            start = m.new_bool_var(f"s{k}_start{p}")
+            occ = m.new_bool_var("slot_occupied")
+            start = m.new_bool_var("slot_start")
             m.add(start <= occ)
             if prev is None:
                 m.add(occ <= start)
@@ -460,35 +514,35 @@ class TurnModel:
         m.add(length <= rs.max_sequence * isrun)
         if self.same_suit:
             for s in SUITS:
-                slot.rsuit[s] = m.new_bool_var(f"s{k}_suit{s}")
+                slot.rsuit[s] = m.new_bool_var("slot_suit")
             m.add(sum(slot.rsuit.values()) == isrun)
         for p in self.positions:
             r = rank_of_position(p)
             parts: list[cp_model.IntVar] = []
             for s in SUITS:
                 if self.nat_supply[(r, s)]:
-                    v = m.new_bool_var(f"s{k}_n{p}{s}")
+                    v = m.new_bool_var("slot_natural")
                     if self.same_suit:
                         m.add(v <= slot.rsuit[s])
                     slot.nr[(p, s)] = v
                     parts.append(v)
             if has_wilds:
-                w = m.new_bool_var(f"s{k}_w{p}")
+                w = m.new_bool_var("slot_wild")
                 slot.wr[p] = w
-                slot.freep[p] = m.new_bool_var(f"s{k}_f{p}")
+                slot.freep[p] = m.new_bool_var("slot_free")
                 parts.append(w)
             m.add(sum(parts) == slot.occ[p])
         # Group part.
         for r in range(1, 14):
-            g = m.new_bool_var(f"s{k}_g{r}")
+            g = m.new_bool_var("slot_group_rank")
             slot.grank[r] = g
             for s in SUITS:
                 if self.nat_supply[(r, s)]:
-                    v = m.new_bool_var(f"s{k}_g{r}{s}")
+                    v = m.new_bool_var("slot_group_natural")
                     m.add(v <= g)
                     slot.ng[(r, s)] = v
             if has_wilds:
-                slot.freeg[r] = m.new_int_var(0, 4, f"s{k}_fg{r}")
+                slot.freeg[r] = m.new_int_var(0, 4, "slot_group_free")
                 m.add(slot.freeg[r] <= 4 * g)
         m.add(sum(slot.grank.values()) == isgrp)
         # Naturals per code.
@@ -517,12 +571,12 @@ class TurnModel:
                 for p in self.positions:
                     if rank_of_position(p) != w.value.rank or p not in slot.wr:
                         continue
-                    v = m.new_bool_var(f"fx{i}_{k}_{p}")
+                    v = m.new_bool_var("fx")
                     if self.same_suit and w.value.suit is not None:
                         m.add(v <= slot.rsuit[w.value.suit])
                     self.fxp[(i, k, p)] = v
                     here.append(v)
-                g = m.new_bool_var(f"fxg{i}_{k}")
+                g = m.new_bool_var("fxg")
                 m.add(g <= slot.grank[w.value.rank])
                 self.fxg[(i, k)] = g
                 here.append(g)
@@ -575,7 +629,7 @@ class TurnModel:
             for code, n in self.meld_naturals[M].items():
                 total = []
                 for k in range(len(self.slots)):
-                    v = m.new_int_var(0, n, f"o{k}_{M}_{code[0]}{code[1]}")
+                    v = m.new_int_var(0, n, "o")
                     self.origin[(k, M, code)] = v
                     total.append(v)
                 m.add(sum(total) + n * self.keep[M] <= n)
@@ -586,7 +640,7 @@ class TurnModel:
             hand_card = Card(code[0], code[1])
             cap = self.hand_count[hand_card]
             for k in range(len(self.slots)):
-                self.handin[(k, code)] = m.new_int_var(0, cap, f"h{k}_{code[0]}{code[1]}")
+                self.handin[(k, code)] = m.new_int_var(0, cap, "h")
             m.add(sum(self.handin[(k, code)] for k in range(len(self.slots))) <= self.hu[hand_card])
         for k, slot in enumerate(self.slots):
             for code in self.codes:
@@ -600,7 +654,7 @@ class TurnModel:
             w = self.wilds[i]
             here = []
             for k in range(len(self.slots)):
-                v = m.new_bool_var(f"relk{i}_{k}")
+                v = m.new_bool_var("relk")
                 cont = [o for (k2, M, _), o in self.origin.items() if k2 == k and M == w.meld]
                 m.add(v <= sum(cont))
                 self.relk[(i, k)] = v
@@ -635,7 +689,7 @@ class TurnModel:
         self.free_wild: dict[Card, cp_model.IntVar] = {}
         for card in self.wild_capable:
             cap = self.table_count[card] + self.hand_count[card]
-            self.free_wild[card] = m.new_int_var(0, cap, f"free_{card.code}")
+            self.free_wild[card] = m.new_int_var(0, cap, "free")
         free_slots = [v for s in self.slots for v in s.freep.values()] + [
             v for s in self.slots for v in s.freeg.values()
         ]

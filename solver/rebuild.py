@@ -107,8 +107,10 @@ def _pool_runs(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> li
             free_var = tm.run_free.get((p, suit))
             for _ in range(_val(solver, free_var) if free_var is not None else 0):
                 fillers.append(TableCard(free.pop(0), value))
-            # Naturals go first to the runs with the fewest naturals, so none is all wild.
-            here.sort(key=lambda j: naturals_in[j])
+            # Naturals go first to the runs still without one, earliest-ending first: the
+            # greedy that gives every run a natural whenever that can be done (R4, see
+            # TurnModel._build_run_naturals).
+            here.sort(key=lambda j: (naturals_in[j] > 0, instances[j][1]))
             for j, tc in zip(here, fillers, strict=True):
                 cells[j][p] = tc
                 if tc.value is None:
@@ -137,8 +139,8 @@ def _join_runs(
 
 
 def _pool_groups(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> list[Meld]:
-    """Groups by sets of suits, then from counts: suits dealt round-robin so no group
-    repeats a suit (R3)."""
+    """Groups by sets of suits, then from counts: suits dealt so that no group repeats a
+    suit (R3) and each holds a natural (R4), then the free wilds."""
     kept = Counter(group for k, group in tm.linked_groups.items() if _val(solver, tm.keep[k]))
     melds: list[Meld] = []
     for (rank, suits), var in tm.group_sets.items():
@@ -166,11 +168,9 @@ def _pool_groups(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> 
         free_var = tm.group_free.get(rank)
         for _ in range(_val(solver, free_var) if free_var is not None else 0):
             loose.append(TableCard(free.pop(0), WildValue(rank, None)))
-        suited.sort(key=lambda tc: (_suit_of(tc), tc.value is not None))
-        suited.sort(key=lambda tc: -sum(1 for o in suited if _suit_of(o) == _suit_of(tc)))
-        groups: list[list[TableCard]] = [[] for _ in sizes]
-        for t, tc in enumerate(suited):
-            groups[t % len(sizes)].append(tc)
+        groups = _deal_suited(sizes, suited)
+        if groups is None:
+            raise AssertionError(f"no groups of rank {rank} hold these cards: {suited}")
         for g, size in zip(groups, sizes, strict=True):
             while len(g) < size and loose:
                 g.append(loose.pop(0))
@@ -178,6 +178,41 @@ def _pool_groups(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> 
         if loose:
             raise AssertionError(f"wilds left over in groups of rank {rank}")
     return melds
+
+
+def _deal_suited(sizes: list[int], suited: list[TableCard]) -> list[list[TableCard]] | None:
+    """Cards with a suit (naturals, and wilds standing for a suit) into groups of these
+    sizes: no suit twice in a group (R3), a natural in each (R4); None if impossible.
+
+    A small backtracking search, naturals first: a rank has a handful of groups and at most
+    two decks of cards, and dealing round-robin can leave a group with wilds alone.
+    """
+    order = sorted(suited, key=lambda tc: (tc.value is not None, _suit_of(tc)))
+    naturals_left = [0] * (len(order) + 1)
+    for t in range(len(order) - 1, -1, -1):
+        naturals_left[t] = naturals_left[t + 1] + (order[t].value is None)
+    groups: list[list[TableCard]] = [[] for _ in sizes]
+
+    def place(t: int) -> bool:
+        lacking = sum(1 for g in groups if not any(tc.value is None for tc in g))
+        if naturals_left[t] < lacking:
+            return False
+        if t == len(order):
+            return True
+        suit = _suit_of(order[t])
+        seen: set[tuple[int, tuple[str, ...]]] = set()
+        for g, size in zip(groups, sizes, strict=True):
+            shape = (size, tuple(sorted(_suit_of(o) for o in g)))
+            if len(g) >= size or shape in seen or any(_suit_of(o) == suit for o in g):
+                continue
+            seen.add(shape)
+            g.append(order[t])
+            if place(t + 1):
+                return True
+            g.pop()
+        return False
+
+    return groups if place(0) else None
 
 
 def _suit_of(tc: TableCard) -> str:

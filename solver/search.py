@@ -460,7 +460,7 @@ def _meld_key(meld: Meld) -> tuple[str, ...]:
 def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tuple[bool, ...]]:
     """How many melds before have no meld of the very same cards after, and which melds
     after are new."""
-    before = Counter(_meld_key(c.normalized) for c in position.readings)
+    before = Counter(_meld_key(meld) for meld in position.table)
     flags = []
     for meld in table:
         key = _meld_key(meld)

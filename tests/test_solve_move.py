@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import tomllib
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,10 @@ from bench.positions import random_position as deal
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.cli import main as cli_main
 from solver import search
+from solver.cards import Card, TableCard, WildValue
 from solver.model import ModelOptions, TurnModel
 from solver.position import Position, Turn, parse_position
+from solver.rebuild import _deal_suited
 from solver.rulesets import RULESETS, DrawRule
 from solver.search import Objective, knock_reach, solve_move
 from solver.validate import validate_move
@@ -269,6 +272,45 @@ def test_going_out_first_keeps_the_optimum(
     if size == "large":  # these tables take almost any hand, in one solve
         assert shortcut
     assert went_out < len(positions) or size == "large"  # mid: some hands cannot go out
+
+
+def test_r4_wild_twos_fill_the_pool_on_mid_tables() -> None:
+    """R4 with mexe-mexe's many wild 2s: the pool's runs and groups take the wilds (each
+    meld still holding a natural), so only a release needs a meld of its own. Every 2 had
+    its own modelled meld before, and mid tables took seconds (docs/solver.md)."""
+    rng = random.Random("twos/mexe-mexe/mid")
+    many = 0
+    for _ in range(8):
+        position = deal(rng, "mexe-mexe", table_size=SIZES["mid"], hand_size=(5, 15),
+                        turn=Turn(cards_drawn=1, has_opened=True)).position()
+        tm = TurnModel(position, ModelOptions(max_new_melds=1))
+        twos = sum(k for c, k in (position.table_cards() + Counter(position.hand)).items()
+                   if position.ruleset.is_wild_card(c))
+        many += twos >= 3
+        assert tm.wild_runs_possible == (twos >= 3)
+        assert tm.n_slots == len(tm.releasable)
+        result = solve_move(position)  # every move is re-checked by validate_move
+        assert result.moves
+        for move in result.moves:
+            for meld in move.move.table:
+                assert any(tc.value is None for tc in meld)  # a natural in every meld
+    assert many >= 4
+
+
+def test_r4_groups_of_one_rank_each_get_a_natural() -> None:
+    """R3/R4 in the rebuild: three groups of 5s from 5H, two wilds standing for 5H, 5S and
+    5D. Dealing round-robin by suit would leave one group with a wild alone."""
+    wild_5h = TableCard(Card(2, "C"), WildValue(5, "H"))
+    suited = [TableCard(Card(5, "H")), wild_5h, wild_5h, TableCard(Card(5, "S")),
+              TableCard(Card(5, "D"))]
+    groups = _deal_suited([3, 3, 3], suited)
+    assert groups is not None
+    assert sorted(len(g) for g in groups) == [1, 2, 2]
+    for g in groups:
+        assert any(tc.value is None for tc in g)
+        suits = [tc.value.suit if tc.value else tc.card.suit for tc in g]
+        assert len(suits) == len(set(suits))
+    assert _deal_suited([3, 3], [TableCard(Card(5, "H")), wild_5h]) is None
 
 
 def test_moves_are_distinct_and_best_first() -> None:

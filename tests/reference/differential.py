@@ -30,7 +30,7 @@ from tests.reference.bruteforce import (
     format_move,
     solve,
 )
-from tests.reference.positions import REARRANGEMENT, PositionSpec, random_spec
+from tests.reference.positions import MAX_WILDS, REARRANGEMENT, PositionSpec, random_spec
 
 # Every MOVES_EVERY-th position asks the solver for several moves, all of which must be legal.
 MOVES_EVERY = 10
@@ -245,11 +245,13 @@ def _check_tie_break(result: SolveResult, optima: Optima, outcome: Outcome) -> N
     )
 
 
-def compare(job: tuple[str, int]) -> Outcome:
-    """``compare_position`` on the seeded random position ``job = (ruleset_id, seed)``."""
-    ruleset_id, seed = job
+def compare(job: tuple[str, int] | tuple[str, int, int]) -> Outcome:
+    """``compare_position`` on the seeded random position ``job = (ruleset_id, seed)``, or
+    ``(ruleset_id, seed, max_wilds)`` for more wild-capable cards than by default."""
+    ruleset_id, seed = job[0], job[1]
+    max_wilds = job[2] if len(job) > 2 else MAX_WILDS
     several = SEVERAL_MOVES if seed % MOVES_EVERY == 0 else 1
-    return compare_position(random_spec(ruleset_id, seed), seed, several)
+    return compare_position(random_spec(ruleset_id, seed, max_wilds), seed, several)
 
 
 # ------------------------------------------------------------------------------------------

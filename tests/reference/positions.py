@@ -36,7 +36,8 @@ REARRANGEMENT = ("carrossel", "mexe-mexe", "vatikan", "shangai", "manipulation",
 MAX_TABLE = 9  # table cards
 MAX_TOTAL = 12  # table + hand cards
 MAX_HAND = 5
-MAX_WILDS = 2  # wild-capable cards (jokers, mexe-mexe 2s) in table + hand
+MAX_WILDS = 2  # wild-capable cards (jokers, mexe-mexe 2s) in table + hand, by default
+MANY_WILDS = 4  # enough for a run of wilds alone, which R4 forbids (mexe-mexe's 2s)
 
 
 @dataclass(frozen=True)
@@ -63,15 +64,17 @@ class PositionSpec:
 class _Pool:
     """The cards still in the deck (nothing is drawn twice beyond the deck's copies).
 
-    At most ``MAX_WILDS`` wild-capable cards (jokers, mexe-mexe 2s) are handed out: each of
-    them multiplies the brute force's work, and a real deal rarely holds more. A mexe-mexe
-    group of three 2s (natural 2s, R4) may overdraw an untouched budget; no 2 follows it.
+    At most ``max_wilds`` wild-capable cards (jokers, mexe-mexe 2s) are handed out: each of
+    them multiplies the brute force's work, and a small deal rarely holds more than
+    ``MAX_WILDS``. A mexe-mexe group of three 2s (natural 2s, R4) may overdraw an untouched
+    budget; no 2 follows it.
     """
 
-    def __init__(self, ruleset: Ruleset, players: int) -> None:
+    def __init__(self, ruleset: Ruleset, players: int, max_wilds: int = MAX_WILDS) -> None:
         self.counts: Counter[Card] = ruleset.deck(players)
         self.ruleset = ruleset
-        self.wilds_left = MAX_WILDS
+        self.max_wilds = max_wilds
+        self.wilds_left = max_wilds
 
     def _wilds(self, cards: Sequence[Card]) -> int:
         return sum(1 for c in cards if self.ruleset.is_wild_card(c))
@@ -91,7 +94,7 @@ class _Pool:
 
     def give_back(self, cards: Sequence[Card]) -> None:
         self.counts.update(cards)
-        self.wilds_left = min(MAX_WILDS, self.wilds_left + self._wilds(cards))
+        self.wilds_left = min(self.max_wilds, self.wilds_left + self._wilds(cards))
 
 
 def _wild_cards(ruleset: Ruleset) -> list[Card]:
@@ -218,7 +221,7 @@ def _table(ruleset: Ruleset, pool: _Pool, rng: random.Random) -> list[tuple[Meld
             ruleset.wild is WildKind.TWOS
             and len(cards) == 3
             and all(c.rank == 2 for c in cards)
-            and pool.wilds_left == MAX_WILDS
+            and pool.wilds_left == pool.max_wilds
         )
         if not pool.take(cards, overdraw=twos):
             continue
@@ -354,12 +357,13 @@ def _turn(ruleset: Ruleset, rng: random.Random) -> Turn:
     return Turn(cards_drawn=1 if roll < 0.1 else 0)  # shangai, manipulation
 
 
-def random_spec(ruleset_id: str, seed: int | str) -> PositionSpec:
-    """A random small valid position of that ruleset, as codes (deterministic in ``seed``)."""
+def random_spec(ruleset_id: str, seed: int | str, max_wilds: int = MAX_WILDS) -> PositionSpec:
+    """A random small valid position of that ruleset, as codes (deterministic in ``seed``),
+    with at most ``max_wilds`` wild-capable cards."""
     ruleset = RULESETS[ruleset_id]
     rng = random.Random(f"{ruleset_id}/{seed}")
     players = rng.randint(ruleset.min_players, ruleset.max_players)
-    pool = _Pool(ruleset, players)
+    pool = _Pool(ruleset, players, max_wilds)
     turn = _turn(ruleset, rng)
     table_codes: list[tuple[str, ...]] = []
     table: list[tuple[TableCard, ...]] = []
