@@ -212,25 +212,15 @@ def solve_move(
     objective: Objective | None = None,
     max_moves: int = 1,
     time_limit_ms: int = DEFAULT_TIME_LIMIT_MS,
-    *,
-    min_hand_points: int = 0,
 ) -> SolveResult:
     """Up to ``max_moves`` distinct legal moves, best first (SPEC §4 SolveMove)."""
     started = time.monotonic()
     objective = objective or default_objective(position.ruleset)
     max_moves = max(1, min(max_moves, MAX_MOVES))
     budget = _Budget(time_limit_ms)
-    rs = position.ruleset
     if not position.hand or not play_allowed(position):
         return SolveResult((), True, SolveStats(status="NO_PLAY_ALLOWED"))
-    add_size = None
-    oracle: PlacedOracle | None = None
-    if rs.add_must_be_maximal:
-        add_size = _max_played(position, 0, budget)
-        oracle = _known_largest_add(add_size)
-    tm = TurnModel(position, _options(position, rs.max_new_melds, add_size))
-    if min_hand_points:
-        tm.model.add(tm.hand_points_after >= min_hand_points)
+    tm, oracle = _turn_model(position, budget)
     moves: list[SolvedMove] = []
     seen: set[tuple[tuple[str, ...], ...]] = set()
     objective_value = 0.0
@@ -262,6 +252,17 @@ def solve_move(
         tie_break_proved=budget.tie_break_proved is not False,
     )
     return SolveResult(tuple(moves), budget.optimal, stats)
+
+
+def _turn_model(position: Position, budget: _Budget) -> tuple[TurnModel, PlacedOracle | None]:
+    """The model of this turn's plays, and for R8's "an add must be maximal" the largest
+    add, found first (the validator's oracle for the moves found)."""
+    rs = position.ruleset
+    if not rs.add_must_be_maximal:
+        return TurnModel(position, _options(position, rs.max_new_melds, None)), None
+    add_size = _max_played(position, 0, budget)
+    tm = TurnModel(position, _options(position, rs.max_new_melds, add_size))
+    return tm, _known_largest_add(add_size)
 
 
 def _primary(tm: TurnModel, objective: Objective) -> tuple[cp_model.LinearExprT, bool]:
@@ -519,8 +520,10 @@ class KnockReach:
 
 
 def knock_reach(position: Position, time_limit_ms: int = DEFAULT_TIME_LIMIT_MS) -> KnockReach:
-    """The lowest hand total reachable by a play this turn, and whether knocking is."""
+    """The lowest hand total reachable by a play this turn, and whether knocking is; both
+    questions share ``time_limit_ms``."""
     rs = position.ruleset
+    deadline = time.monotonic() + max(time_limit_ms, 1) / 1000.0
     best = solve_move(position, Objective.FEWEST_POINTS, 1, time_limit_ms)
     if not best.moves:
         return KnockReach(None, False, False, None, best.optimal)
@@ -532,8 +535,29 @@ def knock_reach(position: Position, time_limit_ms: int = DEFAULT_TIME_LIMIT_MS) 
     optimal = best.optimal
     if rs.knock_threshold and can_go_out:
         # Going out leaves 0 points; a knock needs a hand worth 1..threshold after a play.
-        low = solve_move(position, Objective.FEWEST_POINTS, 1, time_limit_ms, min_hand_points=1)
-        optimal = optimal and low.optimal
-        if low.moves and low.moves[0].verdict.knock_eligible:
-            can_knock = True
+        left_ms = max(round((deadline - time.monotonic()) * 1000.0), 1)
+        found, settled = _knock_play_exists(position, left_ms)
+        optimal = optimal and settled
+        can_knock = can_knock or found
     return KnockReach(points, can_knock, can_go_out, witness, optimal)
+
+
+def _knock_play_exists(position: Position, time_limit_ms: int) -> tuple[bool, bool]:
+    """Does some play leave 1..threshold points (R10)? Any such play answers it, so this is
+    a search for one, not for the best: on large tables where the hand can go out it is
+    several times faster than the lowest total above 0 (docs/solver.md). Returns whether
+    one was found (and re-checked by ``validate_move``) and whether the answer is settled."""
+    budget = _Budget(time_limit_ms)
+    tm, oracle = _turn_model(position, budget)
+    tm.model.add(tm.hand_points_after >= 1)
+    tm.model.add(tm.hand_points_after <= position.ruleset.knock_threshold)
+    solver, status = _solve_primary(tm.model, True, budget)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return False, status == cp_model.INFEASIBLE
+    move, _ = rebuild_move(tm, solver)
+    play = _checked(position, move, oracle)
+    if not play.verdict.knock_eligible:
+        raise SolverError(
+            f"the solver's knock play leaves {play.verdict.hand_points_after} points (R10)"
+        )
+    return True, True

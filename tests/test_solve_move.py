@@ -343,6 +343,16 @@ def test_check_knock_when_going_out_is_also_possible_r10() -> None:
     assert reach.can_knock and reach.can_go_out
 
 
+def test_check_knock_going_out_but_no_knock_r10() -> None:
+    # 10S and JC together extend the run and go out; 10S alone leaves JC (10 points, more
+    # than 5), and JC alone fits nowhere: no play leaves 1-5 points.
+    position = parse_position("carrossel", 2, [["7H", "8S", "9D"]], ["10S", "JC"],
+                              Turn(cards_drawn=1))
+    reach = knock_reach(position)
+    assert reach.best_hand_points == 0 and reach.can_go_out
+    assert not reach.can_knock and reach.optimal
+
+
 def test_check_knock_grpc(rummy_stub: rummy_pb2_grpc.RummyServiceStub) -> None:
     position = rummy_pb2.RummyPosition(
         ruleset="carrossel", players=2, table=[rummy_pb2.Meld(cards=["6H", "7S", "8D"])],
