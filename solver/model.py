@@ -177,8 +177,8 @@ class TurnModel:
         lineage = len(self.wilds) if self.rs.wild_lineage and not keep_all else 0
         # With enough wild cards for a run of wilds alone (mexe-mexe's 2s), the pool's runs
         # must be shown to hold a natural each (R4, ``_build_run_naturals``).
-        wild_supply = sum(self.table_count[c] + self.hand_count[c] for c in self.wild_capable)
-        self.wild_runs_possible = wild_supply >= self.rs.min_sequence
+        self.wild_supply = sum(self.table_count[c] + self.hand_count[c] for c in self.wild_capable)
+        self.wild_runs_possible = self.wild_supply >= self.rs.min_sequence
         self.n_slots = len(self.releasable) + lineage
 
     def _find_linkable(self) -> None:
@@ -247,7 +247,7 @@ class TurnModel:
         m = self.model
         rs = self.rs
         pos = self.positions
-        n_free = sum(self.table_count[c] + self.hand_count[c] for c in self.wild_capable)
+        n_free = self.wild_supply
         pool_fixed = (
             [] if rs.wild_lineage or self.options.keep_all else list(range(len(self.wilds)))
         )
@@ -400,8 +400,7 @@ class TurnModel:
         ``(3w - 3) / 2``.
         """
         m = self.model
-        wild_cards = sum(self.table_count[c] + self.hand_count[c] for c in self.wild_capable)
-        longest = (3 * wild_cards - 3) // 2
+        longest = (3 * self.wild_supply - 3) // 2
         for suit in suits:
             shapes = [(a, b, run) for (a, b, s), run in self.runs.items() if s == suit]
             if not shapes:
