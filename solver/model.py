@@ -219,6 +219,8 @@ class TurnModel:
         if self.options.keep_all:
             for k in self.keep:
                 m.add(k == 1)
+        else:
+            self._order_identical_melds()
         self.rel = {i: m.new_bool_var("rel") for i in self.releasable}
         self.th: dict[int, cp_model.IntVar] = {}
         if rs.released_wild_to_hand:
@@ -234,6 +236,18 @@ class TurnModel:
         self._build_release()
         self._build_conservation()
         self._build_turn_rules()
+
+    def _order_identical_melds(self) -> None:
+        """Two identical melds before (the same cards standing for the same values) are
+        interchangeable: each of them is kept only if the one before it is. Without this,
+        keeping one or the other is the same table, searched and found twice."""
+        m = self.model
+        last: dict[tuple[MeldKind, tuple[str, ...]], cp_model.IntVar] = {}
+        for k, verdict in enumerate(self.position.readings):
+            key = (verdict.reading.kind, tuple(sorted(tc.code for tc in verdict.normalized)))
+            if key in last:
+                m.add(self.keep[k] <= last[key])
+            last[key] = self.keep[k]
 
     def _build_pool(self) -> None:
         """Melds that need no identity: run and group counts, filled per position.
@@ -777,8 +791,12 @@ class TurnModel:
         self.changed = len(self.keep) - _sum(self.keep)
 
     def structural_vars(self) -> list[cp_model.IntVar]:
-        """The variables that determine the table after (for excluding a found solution)."""
-        out: list[cp_model.IntVar] = [*self.hu.values(), *self.keep, *self.rel.values()]
+        """The variables that determine the table after (for excluding a found solution).
+
+        Not the keep flag of a linked meld: kept or rebuilt from the pool, the table is the
+        same, and excluding only one of the two would find the same table again."""
+        kept = [k for k, out in zip(self.keep, self.removed, strict=True) if out]
+        out: list[cp_model.IntVar] = [*self.hu.values(), *kept, *self.rel.values()]
         out += [*self.th.values(), *self.runs.values(), *self.groups.values()]
         out += [v for v in self.group_suits.values() if isinstance(v, cp_model.IntVar)]
         out += [*self.group_sets.values()]

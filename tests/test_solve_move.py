@@ -314,6 +314,28 @@ def test_r4_groups_of_one_rank_each_get_a_natural() -> None:
     assert _deal_suited([3, 3], [TableCard(Card(5, "H")), wild_5h]) is None
 
 
+def test_identical_melds_before_still_give_distinct_moves() -> None:
+    """SPEC §4 SolveMove "up to max_moves distinct moves": the table holds 6D 7D 8D and
+    AS 2S 3S twice each. Keeping one copy or the other, or keeping a run or laying the
+    same run again from the same cards, is one table; the search found such tables over
+    and over, and answered this position with one move where three exist."""
+    table = [["6D", "7D", "8D"], ["10S", "JS", "QS", "KS"], ["AS", "2S", "3S"],
+             ["6H", "7H", "8H"], ["4S", "5S", "6S", "7S", "8S"], ["JS", "QS", "KS"],
+             ["QD", "KD", "AD"], ["6C", "7C", "8C"], ["6D", "7D", "8D"],
+             ["9C", "9D", "9H", "9S"], ["AS", "2S", "3S"], ["2H", "3H", "4H", "5H"],
+             ["7C", "8C", "9C", "10C"]]
+    hand = ["AH", "4D", "6C", "6H", "9H", "10H", "JH", "QD"]
+    position = parse_position("mexe-mexe", 3, table, hand,
+                              Turn(cards_drawn=1, has_opened=True))
+    for n in (2, 3):
+        result = solve_move(position, Objective.MOST_CARDS, n)
+        assert len(result.moves) == n
+        keys = {tuple(sorted(" ".join(tc.code for tc in meld) for meld in m.move.table))
+                for m in result.moves}
+        assert len(keys) == n
+        assert [m.cards_played for m in result.moves] == [7] * n  # QD stays in the hand
+
+
 def test_moves_are_distinct_and_best_first() -> None:
     position = parse_position("carrossel", 2, [["4H", "5S", "6D"]], ["3C", "7H", "KD"],
                               Turn(cards_drawn=1))
