@@ -60,8 +60,7 @@ def _slot_meld(
             fixed = [
                 i for (i, k2, p2), v in tm.fxp.items() if k2 == k and p2 == p and _val(solver, v)
             ]
-            card = tm.wilds[fixed[0]].card if fixed else free.pop(0)
-            cards.append(TableCard(card, value))
+            cards.append(TableCard(tm.wilds[fixed[0]].card, value) if fixed else _free(free, value))
         return tuple(cards)
     rank = next(r for r, v in slot.grank.items() if _val(solver, v))
     for s in SUITS:
@@ -106,7 +105,7 @@ def _pool_runs(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> li
                     fillers.append(TableCard(tm.wilds[i].card, value))
             free_var = tm.run_free.get((p, suit))
             for _ in range(_val(solver, free_var) if free_var is not None else 0):
-                fillers.append(TableCard(free.pop(0), value))
+                fillers.append(_free(free, value))
             # Naturals go first to the runs still without one, earliest-ending first: the
             # greedy that gives every run a natural whenever that can be done (R4, see
             # TurnModel._build_run_naturals).
@@ -119,6 +118,15 @@ def _pool_runs(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> li
     if tm.options.max_new_melds is None:
         runs = _join_runs(tm, runs, instances)
     return runs
+
+
+def _free(free: list[Card], value: WildValue) -> TableCard:
+    """The next free wild, on a run place of this value. A mexe-mexe 2 on the place of its
+    own rank and suit is the natural card it is there (R4), written ``2C``, not ``2C=2C``."""
+    card = free.pop(0)
+    if card.is_ordinary and card.rank == value.rank and value.suit in (None, card.suit):
+        return TableCard(card)
+    return TableCard(card, value)
 
 
 def _join_runs(

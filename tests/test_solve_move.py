@@ -314,6 +314,23 @@ def test_r4_groups_of_one_rank_each_get_a_natural() -> None:
     assert _deal_suited([3, 3], [TableCard(Card(5, "H")), wild_5h]) is None
 
 
+def test_r4_a_free_two_on_its_own_place_is_written_as_natural() -> None:
+    """R4: "A mexe-mexe 2 that is natural where it stands is an ordinary card." A 2 from the
+    hand laid on the 2 of its own suit's run is written 2C, not 2C=2C (a wild standing for
+    itself, which the hint used to show)."""
+    position = parse_position("mexe-mexe", 3, [["3C", "4C", "5C"]],
+                              ["AH", "6C", "8S", "6C", "2C"], Turn(cards_drawn=1))
+    for objective in Objective:
+        result = solve_move(position, objective, 3)
+        assert result.moves
+        for move in result.moves:
+            for meld in move.move.table:
+                for tc in meld:
+                    value = tc.value
+                    assert value is None or (value.rank, value.suit) != (tc.card.rank,
+                                                                          tc.card.suit)
+
+
 def test_identical_melds_before_still_give_distinct_moves() -> None:
     """SPEC §4 SolveMove "up to max_moves distinct moves": the table holds 6D 7D 8D and
     AS 2S 3S twice each. Keeping one copy or the other, or keeping a run or laying the
