@@ -242,9 +242,12 @@ class TurnModel:
         interchangeable: each of them is kept only if the one before it is. Without this,
         keeping one or the other is the same table, searched and found twice."""
         m = self.model
-        last: dict[tuple[MeldKind, tuple[str, ...]], cp_model.IntVar] = {}
-        for k, verdict in enumerate(self.position.readings):
-            key = (verdict.reading.kind, tuple(sorted(tc.code for tc in verdict.normalized)))
+        last: dict[tuple[object, ...], cp_model.IntVar] = {}
+        for k, (meld, reading) in enumerate(zip(self.position.table, self.before, strict=True)):
+            # Cards with what each stands for, in any order (a quarter of the cost of
+            # writing the normalised meld out, on every model built).
+            stands = zip(meld, reading.values, reading.wild, strict=True)
+            key = (reading.kind, *sorted((tc.card, v.rank, v.suit or "", w) for tc, v, w in stands))
             if key in last:
                 m.add(self.keep[k] <= last[key])
             last[key] = self.keep[k]
@@ -436,13 +439,13 @@ class TurnModel:
                     if not inside:
                         continue
                     held = [f for p in range(x, y + 1) for f in naturals.get(p, [])]
-                    terms = [*inside, *(-1 * k for a, b, k in kept if x <= a and b <= y)]
-                    terms += [
-                        (min(b, y) - max(a, x) + 1) * k
+                    # A kept run takes the naturals it overlaps, and needs none if inside.
+                    terms = [
+                        (min(b, y) - max(a, x) + 1 - (x <= a and b <= y)) * k
                         for a, b, k in kept
                         if a <= y and b >= x
                     ]
-                    m.add(_sum(terms) <= _sum(held))
+                    m.add(_sum([*inside, *terms]) <= _sum(held))
 
     def _build_group_sets(self, r: int, avail: list[str]) -> None:
         """Groups of one rank where no wild can join: a count per set of suits (the shape a

@@ -208,9 +208,10 @@ def _deal_suited(sizes: list[int], suited: list[TableCard]) -> list[list[TableCa
         if t == len(order):
             return True
         suit = _suit_of(order[t])
-        seen: set[tuple[int, tuple[str, ...]]] = set()
+        seen: set[tuple[int, tuple[tuple[str, bool], ...]]] = set()
         for g, size in zip(groups, sizes, strict=True):
-            shape = (size, tuple(sorted(_suit_of(o) for o in g)))
+            # Groups alike in size, suits and which of them are natural are interchangeable.
+            shape = (size, tuple(sorted((_suit_of(o), o.value is None) for o in g)))
             if len(g) >= size or shape in seen or any(_suit_of(o) == suit for o in g):
                 continue
             seen.add(shape)

@@ -388,6 +388,12 @@ def random_spec(ruleset_id: str, seed: int | str, max_wilds: int = MAX_WILDS) ->
     return PositionSpec(ruleset_id, players, tuple(table_codes), tuple(c.code for c in hand), turn)
 
 
+def wild_cards_in_play(position: Position) -> int:
+    """Wild-capable cards (jokers, mexe-mexe 2s) on the table and in the hand."""
+    cards = position.table_cards() + Counter(position.hand)
+    return sum(k for card, k in cards.items() if position.ruleset.is_wild_card(card))
+
+
 def random_position(ruleset_id: str, seed: int | str) -> Position:
     """``random_spec(...).build()``: a parsed, validated Position."""
     return random_spec(ruleset_id, seed).build()
