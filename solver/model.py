@@ -180,6 +180,24 @@ class TurnModel:
         self.wild_supply = sum(self.table_count[c] + self.hand_count[c] for c in self.wild_capable)
         self.wild_runs_possible = self.wild_supply >= self.rs.min_sequence
         self.n_slots = len(self.releasable) + lineage
+        self._slot_kinds(lineage > 0)
+
+    def _slot_kinds(self, lineage: bool) -> None:
+        """Which kinds of meld a slot may be. A release slot holds the hand's natural of the
+        wild's value and a natural of the wild's meld (R5): of another rank, only a run can
+        hold both; of the same rank, only a group (or a run holding an ace at both ends).
+        Other melds need no identity and are the pool's, so a slot whose releases all come
+        from runs has no group part, and the reverse: a quarter fewer variables and a third
+        fewer constraints where a joker can be released."""
+        self.slot_runs = self.slot_groups = lineage
+        aces_twice = 1 in self.positions and 14 in self.positions
+        for i in self.releasable:
+            w = self.wilds[i]
+            for rank, _ in self.meld_naturals[w.meld]:
+                if rank != w.value.rank or (rank == 1 and aces_twice):
+                    self.slot_runs = True
+                if rank == w.value.rank:
+                    self.slot_groups = True
 
     def _find_linkable(self) -> None:
         """Melds before that the pool can hold as they are (see the module docstring)."""
@@ -502,14 +520,36 @@ class TurnModel:
 
     def _build_slot(self, k: int) -> Slot:
         m = self.model
-        rs = self.rs
         act = m.new_bool_var("slot_act")
         isrun = m.new_bool_var("slot_run")
         isgrp = m.new_bool_var("slot_group")
         m.add(act == isrun + isgrp)
         slot = Slot(act, isrun, isgrp)
+        if self.slot_runs:
+            self._build_slot_run(slot)
+        else:
+            m.add(isrun == 0)
+        if self.slot_groups:
+            self._build_slot_group(slot)
+        else:
+            m.add(isgrp == 0)
+        # Naturals per code.
+        for code in self.codes:
+            r, s = code
+            terms = [v for (p, s2), v in slot.nr.items() if s2 == s and rank_of_position(p) == r]
+            if code in slot.ng:
+                terms.append(slot.ng[code])
+            if terms:
+                slot.nat[code] = sum(terms)
+        naturals = sum(slot.nr.values()) + sum(slot.ng.values())
+        m.add(naturals >= act)  # R4: at least one natural card
+        return slot
+
+    def _build_slot_run(self, slot: Slot) -> None:
+        m = self.model
+        rs = self.rs
+        isrun = slot.isrun
         has_wilds = bool(self.wild_capable)
-        # Sequence part.
         starts = []
         prev: cp_model.IntVar | None = None
         for p in self.positions:
@@ -548,7 +588,10 @@ class TurnModel:
                 slot.freep[p] = m.new_bool_var("slot_free")
                 parts.append(w)
             m.add(sum(parts) == slot.occ[p])
-        # Group part.
+
+    def _build_slot_group(self, slot: Slot) -> None:
+        m = self.model
+        has_wilds = bool(self.wild_capable)
         for r in range(1, 14):
             g = m.new_bool_var("slot_group_rank")
             slot.grank[r] = g
@@ -560,18 +603,7 @@ class TurnModel:
             if has_wilds:
                 slot.freeg[r] = m.new_int_var(0, 4, "slot_group_free")
                 m.add(slot.freeg[r] <= 4 * g)
-        m.add(sum(slot.grank.values()) == isgrp)
-        # Naturals per code.
-        for code in self.codes:
-            r, s = code
-            terms = [v for (p, s2), v in slot.nr.items() if s2 == s and rank_of_position(p) == r]
-            if code in slot.ng:
-                terms.append(slot.ng[code])
-            if terms:
-                slot.nat[code] = sum(terms)
-        naturals = sum(slot.nr.values()) + sum(slot.ng.values())
-        m.add(naturals >= act)  # R4: at least one natural card
-        return slot
+        m.add(sum(slot.grank.values()) == slot.isgrp)
 
     def _build_wild_fates(self) -> None:
         """Every table wild: kept, fixed in a slot with its value, or released (R5)."""
@@ -592,10 +624,11 @@ class TurnModel:
                         m.add(v <= slot.rsuit[w.value.suit])
                     self.fxp[(i, k, p)] = v
                     here.append(v)
-                g = m.new_bool_var("fxg")
-                m.add(g <= slot.grank[w.value.rank])
-                self.fxg[(i, k)] = g
-                here.append(g)
+                if slot.grank:
+                    g = m.new_bool_var("fxg")
+                    m.add(g <= slot.grank[w.value.rank])
+                    self.fxg[(i, k)] = g
+                    here.append(g)
                 self.fx[(i, k)] = sum(here)
                 placements.extend(here)
             placements += [v for (i2, _, _), v in self.run_fixed.items() if i2 == i]
@@ -610,7 +643,7 @@ class TurnModel:
             for p, wvar in slot.wr.items():
                 fixed = [v for (i, k2, p2), v in self.fxp.items() if k2 == k and p2 == p]
                 m.add(wvar == slot.freep[p] + sum(fixed))
-            for r in range(1, 14):
+            for r in slot.grank:
                 fixed_g = [self.fxg[(i, k)] for i, w in enumerate(self.wilds) if w.value.rank == r]
                 free_g = slot.freeg.get(r, 0)
                 n_nat = sum(v for (r2, _), v in slot.ng.items() if r2 == r)
@@ -631,7 +664,7 @@ class TurnModel:
             slot.wild_count = (
                 sum(slot.wr.values())
                 + sum(slot.freeg.values())
-                + sum(self.fxg[(i, k)] for i in range(len(self.wilds)))
+                + sum(v for (_, k2), v in self.fxg.items() if k2 == k)
             )
 
     def _build_release(self) -> None:
@@ -691,7 +724,11 @@ class TurnModel:
                 m.add(sum(reqs) <= self.handin.get((k, code), 0))
             # A slot holds a wild or releases one; pure natural melds live in the pool.
             releases = [self.relk[(i, k)] for i in self.releasable]
-            m.add(cp_model.LinearExpr.sum([slot.wild_count, *releases]) >= slot.act)
+            if self.rs.wild_lineage:
+                m.add(cp_model.LinearExpr.sum([slot.wild_count, *releases]) >= slot.act)
+            else:
+                # A meld that releases nothing is the pool's (it needs no identity).
+                m.add(_sum(releases) >= slot.act)
         if self.rs.wild_lineage:
             # R7: an unreleased wild ends in a meld that continues its original meld.
             for (i, k), fixed in self.fx.items():

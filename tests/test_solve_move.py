@@ -466,3 +466,30 @@ def test_cli_hint(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert "5C JK=6 7H 8S 9D" in out and "goes out" in out
     assert cli_main(["hint", "carrossel", "--table", "7H 8S JK=9", "--hand", "5C"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("table", "hand", "runs", "groups"),
+    [
+        ([["6H", "7H", "8H", "JK=9"]], ["9S", "KD", "QC"], True, False),
+        ([["7C", "7D", "JK=7"]], ["7H", "KS", "QS"], False, True),
+    ],
+)
+def test_r5_a_release_meld_is_modelled_only_as_the_kind_that_can_release(
+    table: list[list[str]], hand: list[str], runs: bool, groups: bool
+) -> None:
+    """R5: "a wild is released by a natural card of its value played from the hand into a
+    meld that continues its meld". That meld holds the hand's natural and one of the old
+    meld's: ranks 9 and 6-8 make a run, 7 and 7 a group, so the other kind is never
+    modelled (a third of the model). Either way the joker is freed and the hand goes out."""
+    position = parse_position("carrossel", 3, table, hand, Turn(cards_drawn=1))
+    tm = TurnModel(position, ModelOptions(max_new_melds=1))
+    assert (tm.slot_runs, tm.slot_groups) == (runs, groups)
+    assert tm.n_slots == 1
+    assert bool(tm.slots[0].occ) == runs and bool(tm.slots[0].grank) == groups
+    result = solve_move(position, Objective.FEWEST_POINTS)
+    assert result.optimal
+    best = result.moves[0]
+    assert best.verdict.went_out  # validate_move re-checked it
+    joker_melds = [m for m in best.move.table if any(tc.card.code == "JK" for tc in m)]
+    assert len(joker_melds) == 1 and len(joker_melds[0]) == 3  # Q K + JK as the ace
