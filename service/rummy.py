@@ -2,9 +2,9 @@
 
 Every position/move request is parsed *before* dispatch (``service.convert.*_call``), so a
 malformed request is ``INVALID_ARGUMENT`` with field paths whether or not its RPC is
-implemented yet. The work
-itself lives in one module per RPC under ``service/handlers/``, each exposing
-``handle(request, context)``; implementing an RPC means replacing that module's ``handle``.
+implemented yet. The work itself lives in one module per RPC under ``service/handlers/``,
+each exposing ``handle(call, request, context)``, which is given the parsed request (parsing
+a mid-sized position takes about half a millisecond, so it is done once).
 """
 
 from __future__ import annotations
@@ -22,20 +22,17 @@ class RummyServicer(rummy_pb2_grpc.RummyServiceServicer):
     def ValidateMove(
         self, request: rummy_pb2.ValidateMoveRequest, context: grpc.ServicerContext
     ) -> rummy_pb2.ValidateMoveResponse:
-        convert.validate_move_call(request)
-        return validate_move.handle(request, context)
+        return validate_move.handle(convert.validate_move_call(request), request, context)
 
     def SolveMove(
         self, request: rummy_pb2.SolveMoveRequest, context: grpc.ServicerContext
     ) -> rummy_pb2.SolveMoveResponse:
-        convert.solve_move_call(request)
-        return solve_move.handle(request, context)
+        return solve_move.handle(convert.solve_move_call(request), request, context)
 
     def CheckKnock(
         self, request: rummy_pb2.CheckKnockRequest, context: grpc.ServicerContext
     ) -> rummy_pb2.CheckKnockResponse:
-        convert.check_knock_call(request)
-        return check_knock.handle(request, context)
+        return check_knock.handle(convert.check_knock_call(request), request, context)
 
     def ScoreRound(
         self, request: rummy_pb2.ScoreRoundRequest, context: grpc.ServicerContext

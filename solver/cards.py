@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from solver.errors import NotationError
@@ -128,6 +129,9 @@ def _parse_suit(text: str, whole: str) -> str:
     return suit
 
 
+# Cards are immutable and a request repeats a few dozen codes: each is parsed once per
+# process (a third of parsing a position); an error is raised again every time.
+@lru_cache(maxsize=4096)
 def parse_card(text: str) -> Card:
     """Parse one card code (case-insensitive); raise ``NotationError`` quoting the text."""
     raw = text.strip()
@@ -154,6 +158,7 @@ def parse_value(text: str, whole: str) -> WildValue:
     return WildValue(_parse_rank(raw, whole), None)
 
 
+@lru_cache(maxsize=4096)
 def parse_table_card(text: str) -> TableCard:
     """Parse a card as written in a meld: ``7H``, ``JK``, ``JK=9H``, ``2C=7H``."""
     if "=" not in text:

@@ -243,7 +243,7 @@ def test_a_huge_bad_code_is_quoted_briefly(rummy_stub: Any) -> None:
 def test_unexpected_exception_is_internal_and_the_server_survives(
     rummy_stub: Any, rulesets_stub: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(request: Any, context: Any) -> Any:
+    def broken(call: Any, request: Any, context: Any) -> Any:
         raise RuntimeError("boom")
 
     monkeypatch.setattr(validate_move, "handle", broken)
@@ -260,7 +260,7 @@ def test_invalid_request_raised_by_a_handler_becomes_bad_request(
 ) -> None:
     from solver.errors import FieldProblem, InvalidRequest
 
-    def picky(request: Any, context: Any) -> Any:
+    def picky(call: Any, request: Any, context: Any) -> Any:
         raise InvalidRequest([FieldProblem("move.discard", "no discard in carrossel")])
 
     monkeypatch.setattr(validate_move, "handle", picky)

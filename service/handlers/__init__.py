@@ -1,6 +1,6 @@
-"""One module per RPC, each with ``handle(request, context)`` returning the response.
+"""One module per RPC, each with a ``handle`` function returning the response.
 
-The servicer has already checked the request (malformed ones never reach a handler); a
-handler parses it again with the matching ``service.convert.*_call`` function, which is cheap,
-to get the domain objects.
+The rummy handlers take ``(call, request, context)``: the servicer has already parsed the
+request with the matching ``service.convert.*_call`` function (malformed ones never reach a
+handler), and ``call`` holds its domain objects. ScoreRound's take ``(request, context)``.
 """

@@ -13,10 +13,9 @@ from solver.validate import validate_move
 
 
 def handle(
-    request: rummy_pb2.CheckKnockRequest, context: grpc.ServicerContext
+    call: convert.RummyCall, request: rummy_pb2.CheckKnockRequest, context: grpc.ServicerContext
 ) -> rummy_pb2.CheckKnockResponse:
     """With a move: is a knock after it allowed, and why not. Without: what is reachable."""
-    call = convert.check_knock_call(request)
     position = call.position
     require_rearrangement(position, context, "CheckKnock")
     threshold = position.ruleset.knock_threshold

@@ -48,10 +48,9 @@ def solved_move_to_proto(solved: SolvedMove) -> rummy_pb2.SolvedMove:
 
 
 def handle(
-    request: rummy_pb2.SolveMoveRequest, context: grpc.ServicerContext
+    call: convert.RummyCall, request: rummy_pb2.SolveMoveRequest, context: grpc.ServicerContext
 ) -> rummy_pb2.SolveMoveResponse:
     """Find up to ``max_moves`` distinct legal moves, best first."""
-    call = convert.solve_move_call(request)
     require_rearrangement(call.position, context, "SolveMove")
     objective = _OBJECTIVES.get(request.objective)
     limit_ms = int(solve_time_limit_s(request.time_limit_ms, context) * 1000)

@@ -30,10 +30,11 @@ def verdict_to_proto(verdict: Verdict) -> rummy_pb2.ValidateMoveResponse:
 
 
 def handle(
-    request: rummy_pb2.ValidateMoveRequest, context: grpc.ServicerContext
+    call: convert.RummyCall,
+    request: rummy_pb2.ValidateMoveRequest,
+    context: grpc.ServicerContext,
 ) -> rummy_pb2.ValidateMoveResponse:
     """Judge the move of the request in its position."""
-    call = convert.validate_move_call(request)
     assert call.move is not None  # validate_move_call always parses the move
     if call.position.ruleset.family is not Family.REARRANGEMENT:
         # Carioca (C1-C8) has rules of its own, not written yet; never judge it by R1-R10.
