@@ -180,18 +180,19 @@ class TurnModel:
         self.wild_supply = sum(self.table_count[c] + self.hand_count[c] for c in self.wild_capable)
         self.wild_runs_possible = self.wild_supply >= self.rs.min_sequence
         self.n_slots = len(self.releasable) + lineage
-        self._slot_kinds(lineage > 0)
+        self._slot_kinds(range(len(self.wilds)) if lineage else self.releasable)
 
-    def _slot_kinds(self, lineage: bool) -> None:
-        """Which kinds of meld a slot may be. A release slot holds the hand's natural of the
-        wild's value and a natural of the wild's meld (R5): of another rank, only a run can
-        hold both; of the same rank, only a group (or a run holding an ace at both ends).
-        Other melds need no identity and are the pool's, so a slot whose releases all come
-        from runs has no group part, and the reverse: a quarter fewer variables and a third
-        fewer constraints where a joker can be released."""
-        self.slot_runs = self.slot_groups = lineage
+    def _slot_kinds(self, occupants: Iterable[int]) -> None:
+        """Which kinds of meld a slot may be. A slot releases a wild or, in vatikan, holds
+        one in its meld's line (R7); either way it holds a card of the wild's value (the
+        hand's natural, or the wild itself) and a natural of the wild's meld (R5, R7): of
+        another rank, only a run holds both; of the same rank, only a group (or a run with an
+        ace at both ends). Other melds need no identity and are the pool's, so where every
+        such wild sits in a run the slots have no group part, and the reverse: a quarter
+        fewer variables and a third fewer constraints where a joker can be released."""
+        self.slot_runs = self.slot_groups = False
         aces_twice = 1 in self.positions and 14 in self.positions
-        for i in self.releasable:
+        for i in occupants:
             w = self.wilds[i]
             for rank, _ in self.meld_naturals[w.meld]:
                 if rank != w.value.rank or (rank == 1 and aces_twice):
@@ -722,13 +723,12 @@ class TurnModel:
                 m.add(sum(reqs) <= sum(cards))
             for code, reqs in by_code.items():
                 m.add(sum(reqs) <= self.handin.get((k, code), 0))
-            # A slot holds a wild or releases one; pure natural melds live in the pool.
-            releases = [self.relk[(i, k)] for i in self.releasable]
+            # A slot releases a wild or holds one in its meld's line (R7); any other meld
+            # needs no identity and is the pool's (``_slot_kinds``).
+            holds: list[cp_model.LinearExprT] = [self.relk[(i, k)] for i in self.releasable]
             if self.rs.wild_lineage:
-                m.add(cp_model.LinearExpr.sum([slot.wild_count, *releases]) >= slot.act)
-            else:
-                # A meld that releases nothing is the pool's (it needs no identity).
-                m.add(_sum(releases) >= slot.act)
+                holds += [self.fx[(i, k)] for i in range(len(self.wilds))]
+            m.add(_sum(holds) >= slot.act)
         if self.rs.wild_lineage:
             # R7: an unreleased wild ends in a meld that continues its original meld.
             for (i, k), fixed in self.fx.items():
