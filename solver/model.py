@@ -17,6 +17,7 @@ tables yet exact under every ruling:
   for groups and, for runs, a condition on windows of places (``_build_run_naturals``);
 * **explicit slots** — a few fully modelled melds (positions, suits, cards) for every meld
   that must *continue* a meld before (R5 releases, R7 lineage): those need their identity.
+  Each is a run or a group only, as the wilds it may hold allow (``_slot_kinds``).
 
 Card conservation is counted per card code, so duplicate cards of two decks are
 interchangeable, exactly as the physical cards are. A wild on the table has one fate:
@@ -81,7 +82,6 @@ class Slot:
     ng: dict[Code, cp_model.IntVar] = field(default_factory=dict)
     freeg: dict[int, cp_model.IntVar] = field(default_factory=dict)  # free wilds by group rank
     nat: dict[Code, cp_model.LinearExprT] = field(default_factory=dict)
-    wild_count: cp_model.LinearExprT = 0
 
 
 class _CpModel(cp_model.CpModel):
@@ -662,11 +662,6 @@ class TurnModel:
                         ]
                         if suited:
                             m.add(sum(suited) + slot.ng.get((r, s), 0) <= 1)
-            slot.wild_count = (
-                sum(slot.wr.values())
-                + sum(slot.freeg.values())
-                + sum(v for (_, k2), v in self.fxg.items() if k2 == k)
-            )
 
     def _build_release(self) -> None:
         m = self.model
