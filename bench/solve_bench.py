@@ -28,6 +28,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+# rummikub-solver's stack (NumPy and SciPy) loads OpenBLAS, whose worker threads spin on after
+# each call. On a 2-core machine they took the CPU from whichever solve came next: ours ran
+# ~65% slower interleaved with it than alone (mid p50 13.7 against 8.3 ms), and its own
+# median was 30.7 ms against 18.7 ms with one thread. One BLAS thread, set before NumPy is
+# first imported, measures both as each runs alone (bench/README.md); the caller's own
+# setting wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("MKL_NUM_THREADS", "1")
+
 if __package__ in (None, ""):  # ``python bench/solve_bench.py``
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
