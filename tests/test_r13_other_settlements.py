@@ -6,8 +6,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
+from solver.position import Turn, parse_move, parse_position
 from solver.rulesets import MANIPULATION, RUMMIKUB, SHANGAI
 from solver.scoring import RoundEnd, RoundToScore, score_round
+from solver.search import Objective, solve_move
+from solver.validate import validate_move
 from tests.score_hands import dealt_rounds
 from tests.score_vectors import Case, check_lines_add_up, params, run_case
 
@@ -50,3 +53,34 @@ def test_r13_manipulation_game_end(r: RoundToScore) -> None:
     assert score.game_over == (over_200 and not tied)
     if score.game_over:
         assert list(score.game_winners) == [score.totals_after.index(low)]
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "hand", "left", "points"),
+    [
+        # 8H lays off; A, the natural 2 and K are left: 1 + 2 + 10 (a 2 in hand counts 2).
+        ("mexe-mexe", ["8H", "2C", "KS", "AD"], ["AD", "2C", "KS"], 13),
+        # 8H lays off; the joker and the 5 are left: 25 + 5.
+        ("vatikan", ["8H", "JK", "5S"], ["5S", "JK"], 30),
+    ],
+)
+def test_r13_hands_that_do_not_score_are_counted_in_face_values(
+    ruleset: str, hand: list[str], left: list[str], points: int
+) -> None:
+    """R13: "mexe-mexe, vatikan: no points". docs/rules.md's choice for hand_points_after
+    there: carrossel's face values, a ranking of hands for the fewest-points hint."""
+    position = parse_position(
+        ruleset,
+        2,
+        [["5H", "6H", "7H"]],
+        hand,
+        Turn(cards_drawn=1 if ruleset == "mexe-mexe" else 0, has_opened=True),
+    )
+    assert not position.ruleset.hands_score
+    verdict = validate_move(position, parse_move(position, [["5H", "6H", "7H", "8H"]]))
+    assert verdict.legal
+    assert sorted(c.code for c in verdict.hand_after) == sorted(left)
+    assert verdict.hand_points_after == points
+    best = solve_move(position, Objective.FEWEST_POINTS).moves[0].verdict
+    assert best.hand_points_after <= points
+    assert best.hand_points_after == position.ruleset.hand_points(best.hand_after)
