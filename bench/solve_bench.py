@@ -7,8 +7,8 @@ Run from the repository root::
 For each ruleset (carrossel, rummikub) and table size (small ≤ 20, mid 30-60, large 70-100
 cards) it solves ``--n`` seeded positions and prints p50/p90/p99 wall times. The same
 Rummikub positions are then solved by rummikub-solver in the same run (interleaved, one of
-ours then one of theirs), and it prints both medians, the ratio theirs / ours, and whether the
-answers (tiles placed) agree. See bench/README.md for how to read the output.
+ours then one of theirs), and it prints both medians and p90s, the ratios theirs / ours,
+and whether the answers (tiles placed) agree. See bench/README.md for how to read the output.
 
 Exit status: 0, or 1 when an answer differs from rummikub-solver's in a way its joker
 restriction does not explain, or when a time limit cut a solve short (``--strict``).
@@ -184,20 +184,23 @@ def report(rows: Sequence[Row], out: TextIO) -> None:
     say("")
     say("rummikub: the same positions with rummikub-solver (TILE_COUNT), wall ms per position")
     say(
-        f"{'size':<6} {'ours p50':>9} {'theirs p50':>11} {'theirs p90':>11} {'theirs p99':>11} "
-        f"{'ratio':>7} {'same':>6} {'restr.':>7} {'mismatch':>9}"
+        f"{'size':<6} {'ours p50':>9} {'theirs p50':>11} {'ratio':>7} {'ours p90':>9} "
+        f"{'theirs p90':>11} {'p90 ratio':>10} {'theirs p99':>11} {'same':>6} {'restr.':>7} "
+        f"{'mismatch':>9}"
     )
     for row in compared:
-        ratio = percentile(row.theirs_ms, 50) / percentile(row.ours_ms, 50)
+        ours50, theirs50 = percentile(row.ours_ms, 50), percentile(row.theirs_ms, 50)
+        ours90, theirs90 = percentile(row.ours_ms, 90), percentile(row.theirs_ms, 90)
         say(
-            f"{row.size:<6} {percentile(row.ours_ms, 50):>9.1f} "
-            f"{percentile(row.theirs_ms, 50):>11.1f} {percentile(row.theirs_ms, 90):>11.1f} "
-            f"{percentile(row.theirs_ms, 99):>11.1f} {ratio:>6.1f}x "
+            f"{row.size:<6} {ours50:>9.1f} {theirs50:>11.1f} {theirs50 / ours50:>6.1f}x "
+            f"{ours90:>9.1f} {theirs90:>11.1f} {theirs90 / ours90:>9.1f}x "
+            f"{percentile(row.theirs_ms, 99):>11.1f} "
             f"{row.same:>6} {row.explained:>7} {len(row.unexplained):>9}"
         )
     say(
-        "ratio = theirs p50 / ours p50 (> 1: we are faster); same = equal tiles placed; "
-        "restr. = we place more only because of its joker restriction; mismatch = unexplained"
+        "ratio = theirs p50 / ours p50, p90 ratio = theirs p90 / ours p90 (> 1: we are "
+        "faster); same = equal tiles placed; restr. = we place more only because of its joker "
+        "restriction; mismatch = unexplained"
     )
     for row in compared:
         for line in row.unexplained:
