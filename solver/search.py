@@ -188,7 +188,7 @@ class _Budget:
 def _max_played(position: Position, max_new_melds: int | None, budget: _Budget) -> int:
     tm = TurnModel(position, _options(position, max_new_melds, None))
     tm.model.maximize(tm.played)
-    solver, status = _solve_primary(tm.model, True, budget)
+    solver, status = _solve_primary(tm.model, True, budget, tm.played)
     budget.record(solver, status)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return int(solver.objective_value)
@@ -307,7 +307,7 @@ def _solve_lexicographic(
         tried_ideal = status == cp_model.UNKNOWN
     # The objective replaces the previous one, so the model itself is solved, not a copy.
     _optimize(tm.model, expr, maximize)
-    solver, status = _solve_primary(tm.model, maximize, budget)
+    solver, status = _solve_primary(tm.model, maximize, budget, expr)
     budget.record(solver, status, primary=True)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
@@ -363,7 +363,10 @@ def _tie_break(
 
 
 def _solve_primary(
-    model: cp_model.CpModel, maximize: bool, budget: _Budget
+    model: cp_model.CpModel,
+    maximize: bool,
+    budget: _Budget,
+    objective: cp_model.LinearExprT | None = None,
 ) -> tuple[cp_model.CpSolver, cp_model.CpSolverStatus]:
     """The primary optimum, or the best found in time.
 
@@ -375,15 +378,32 @@ def _solve_primary(
     alternate with growing limits (``PRIMARY_TRIES``), lean first and last: on 800 measured
     positions lean never needed more than 0.2 where the usual search was faster, while one
     manipulation position needs 0.87 lean and 0.13 usual (bench/, docs/solver.md).
+
+    With the ``objective`` expression, a try that finds a solution but cannot prove it
+    leaves the next tries to search only strictly better ones (a copy of the model with a
+    cutoff): they no longer start from scratch, and one that finds none proves the best
+    found optimal.
     """
     tried: list[tuple[cp_model.CpSolver, cp_model.CpSolverStatus]] = []
+    current = model
+    incumbent: tuple[cp_model.CpSolver, cp_model.CpSolverStatus] | None = None
     for work, lean in PRIMARY_TRIES:
         solver = budget.solver(work=work, lean=lean)
-        tried.append((solver, solver.solve(model)))
-        if tried[-1][1] in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
+        status = solver.solve(current)
+        tried.append((solver, status))
+        if status == cp_model.INFEASIBLE and incumbent is not None:
+            # Nothing beats the incumbent: it is optimal.
+            tried.append((incumbent[0], cp_model.OPTIMAL))
+            break
+        if status in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
             break
         if time.monotonic() >= budget.deadline:
             break
+        if status == cp_model.FEASIBLE and objective is not None:
+            incumbent = (solver, status)
+            value = round(solver.value(objective))
+            current = model.clone()
+            current.add(objective >= value + 1 if maximize else objective <= value - 1)
     sign = 1 if maximize else -1
     found = [t for t in tried if t[1] == cp_model.FEASIBLE]
     if tried[-1][1] in (cp_model.OPTIMAL, cp_model.INFEASIBLE) or not found:
@@ -391,7 +411,7 @@ def _solve_primary(
     else:  # out of time: the best any try found
         chosen = max(found, key=lambda t: sign * t[0].objective_value)
     for t in tried:
-        if t is not chosen:
+        if t[0] is not chosen[0]:
             budget.record(*t, primary=False)
     return chosen
 

@@ -1,0 +1,75 @@
+"""The primary solve's tries (``solver.search._solve_primary``): once a try has found a
+solution it could not prove, the later tries search only strictly better ones.
+
+A small knapsack stands in for a turn model, and the first try is made to stop at its first
+solution, as a work-limited try on a hard position does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from ortools.sat.python import cp_model
+
+from solver import search
+
+VALUES = (6, 5, 4, 3, 7)
+WEIGHTS = (4, 3, 2, 2, 5)
+CAPACITY = 8  # the best load is items 0, 2 and 3: 6 + 4 + 3 = 13
+
+
+def _knapsack(hint: tuple[int, ...]) -> tuple[cp_model.CpModel, list[cp_model.IntVar], Any]:
+    model = cp_model.CpModel()
+    take = [model.new_bool_var(f"take{i}") for i in range(len(VALUES))]
+    model.add(cp_model.LinearExpr.weighted_sum(take, WEIGHTS) <= CAPACITY)
+    value = cp_model.LinearExpr.weighted_sum(take, VALUES)
+    model.maximize(value)
+    for var, h in zip(take, hint, strict=True):
+        model.add_hint(var, h)
+    return model, take, value
+
+
+@pytest.fixture
+def first_try_stops_early(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The first try stops at its first solution (unproved); every try's status is logged
+    with the number of constraints of the model it searched."""
+    made = search._Budget.solver
+    statuses: list[str] = []
+
+    def solver(self: search._Budget, *args: Any, **kwargs: Any) -> cp_model.CpSolver:
+        s = made(self, *args, **kwargs)
+        s.parameters.stop_after_first_solution = not statuses
+        solve = s.solve
+
+        def logged(model: cp_model.CpModel) -> cp_model.CpSolverStatus:
+            status = solve(model)
+            statuses.append(f"{s.status_name(status)} with {len(model.proto.constraints)}")
+            return status
+
+        s.solve = logged  # type: ignore[method-assign]
+        return s
+
+    monkeypatch.setattr(search._Budget, "solver", solver)
+    return statuses
+
+
+def test_an_incumbent_no_later_try_can_beat_is_proved_optimal(
+    first_try_stops_early: list[str],
+) -> None:
+    model, take, value = _knapsack(hint=(1, 0, 1, 1, 0))  # the optimum, found first
+    solver, status = search._solve_primary(model, True, search._Budget(5000), value)
+    assert first_try_stops_early == ["FEASIBLE with 1", "INFEASIBLE with 2"]  # + cutoff
+    assert status == cp_model.OPTIMAL
+    assert solver.objective_value == 13
+    assert [solver.value(t) for t in take] == [1, 0, 1, 1, 0]
+
+
+def test_a_later_try_searches_only_better_solutions(first_try_stops_early: list[str]) -> None:
+    model, _, value = _knapsack(hint=(0, 1, 1, 1, 0))  # 12, found first
+    solver, status = search._solve_primary(model, True, search._Budget(5000), value)
+    assert first_try_stops_early == ["FEASIBLE with 1", "OPTIMAL with 2"]  # + cutoff
+    assert status == cp_model.OPTIMAL
+    assert solver.objective_value == 13
+    # The model itself keeps no cutoff: a later solve (tie-break, next move) sees it whole.
+    assert len(model.proto.constraints) == 1
