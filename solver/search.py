@@ -386,21 +386,21 @@ def _solve_primary(
     """
     tried: list[tuple[cp_model.CpSolver, cp_model.CpSolverStatus]] = []
     current = model
-    incumbent: tuple[cp_model.CpSolver, cp_model.CpSolverStatus] | None = None
+    incumbent: cp_model.CpSolver | None = None  # the last try's unproved play
     for work, lean in PRIMARY_TRIES:
         solver = budget.solver(work=work, lean=lean)
         status = solver.solve(current)
         tried.append((solver, status))
         if status == cp_model.INFEASIBLE and incumbent is not None:
             # Nothing beats the incumbent: it is optimal.
-            tried.append((incumbent[0], cp_model.OPTIMAL))
+            tried.append((incumbent, cp_model.OPTIMAL))
             break
         if status in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
             break
         if time.monotonic() >= budget.deadline:
             break
         if status == cp_model.FEASIBLE and objective is not None:
-            incumbent = (solver, status)
+            incumbent = solver
             value = round(solver.value(objective))
             current = model.clone()
             current.add(objective >= value + 1 if maximize else objective <= value - 1)
