@@ -12,6 +12,11 @@ For every code ``c``::
 
 Which copies go back is decided by the wild accounting (``solver.wilds``); here only the
 counts that no assignment can fix are reported.
+
+A hand copy laid while a copy of the same code goes back to the hand (a mexe-mexe 2 laid,
+an identical released 2 taken back) leaves the table and the hand as they were: the pair
+is a *swap* and lays nothing (docs/rules.md, "What counts as laid"). Conservation still
+counts it gross (the hand must hold the copy it lays); what the play lays is net of it.
 """
 
 from __future__ import annotations
@@ -38,14 +43,29 @@ class CardFlow:
     wild_before: Counter[Card]  # copies acting as wilds on the table before
 
     @property
+    def from_hand(self) -> Counter[Card]:
+        """Copies laid from the hand, swaps included (only those the hand really holds)."""
+        return self.played & self.hand
+
+    @property
+    def swapped(self) -> Counter[Card]:
+        """Copies laid from the hand while a copy of the same code goes back: no play."""
+        return self.from_hand & self.back
+
+    @property
     def played_cards(self) -> tuple[Card, ...]:
-        """The hand cards laid on the table (only those the hand really holds)."""
-        laid = self.played & self.hand
+        """The hand cards the play lays on the table, net of swaps."""
+        laid = self.from_hand - self.back
         return tuple(sorted(laid.elements(), key=sort_key))
 
     @property
     def played_count(self) -> int:
-        return sum((self.played & self.hand).values())
+        return sum((self.from_hand - self.back).values())
+
+    @property
+    def laid_any(self) -> bool:
+        """Whether any card joined the table beyond swaps (from the hand or from nowhere)."""
+        return any(n > self.swapped[c] for c, n in self.played.items())
 
 
 def table_readings(position: Position) -> tuple[Reading, ...]:

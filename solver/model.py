@@ -801,7 +801,17 @@ class TurnModel:
         m = self.model
         rs = self.rs
         opts = self.options
-        self.played = _sum(self.hu.values())
+        # A hand card laid while a released wild of the same code goes back to the hand is a
+        # swap: table and hand end as they were, so the pair lays nothing (docs/rules.md,
+        # "What counts as laid"; ``CardFlow.swapped``). Counted net, as the validator does.
+        swaps: list[cp_model.IntVar] = []
+        for card, laid in self.hu.items():
+            back = [v for i, v in self.th.items() if self.wilds[i].card == card]
+            if back:
+                swap = m.new_int_var(0, min(self.hand_count[card], len(back)), "swap")
+                m.add_min_equality(swap, [laid, _sum(back)])
+                swaps.append(swap)
+        self.played = _sum(self.hu.values()) - _sum(swaps)
         m.add(self.played >= 1)
         n_before = len(self.position.table)
         removed = [k for k, out in zip(self.keep, self.removed, strict=True) if out]

@@ -104,8 +104,9 @@ def validate_move(
     violations.extend(chosen.violations)
 
     net = len(move.table) - len(position.table)
-    laid_any = sum(flow.played.values()) > 0
-    is_pass = not change.changed and not laid_any and not move.to_hand
+    laid_any = flow.laid_any
+    taken_back = Counter(move.to_hand) - flow.swapped  # a swap takes nothing back
+    is_pass = not change.changed and not laid_any and not taken_back
     violations.extend(_play_violations(position, change, net, laid_any))
     if is_pass:
         violations.extend(pass_draw_violations(position))
@@ -119,7 +120,7 @@ def validate_move(
 
     played = flow.played_cards
     hand_after = Counter(position.hand)
-    hand_after.subtract(played)
+    hand_after.subtract(flow.from_hand)
     hand_after.update(move.to_hand)
     hand_cards = tuple(sorted((+hand_after).elements(), key=sort_key))
     points = ruleset.hand_points(hand_cards)

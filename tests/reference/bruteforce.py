@@ -42,7 +42,11 @@ play (SPEC §4) plus, in mexe-mexe only, the wild 2s taken back to the hand (R5)
    times takes a multiset of m of its melds). Identical cards are one type with a count, so
    no symmetric duplicate is generated; the recursion is memoised on what is left to cover.
    Two splits may give the same table with different ``to_hand`` (a 2 taken back and
-   another 2 laid): both are candidates.
+   another 2 laid): both are candidates. A 2 laid while an identical 2 is taken back is a
+   *swap*: table and hand end as they were, so the pair lays nothing, and what a split lays
+   is counted net of swaps (docs/rules.md, "What counts as laid"). The pair still matters
+   to legality (the laid 2 may be the hand card that releases another wild), so such
+   splits stay candidates.
 
 3. **Legality** — each candidate (after-table, to_hand) is judged by
    ``validate_move(..., search_rules=False)``: every ruling R1-R10 except the two R8 rules
@@ -55,7 +59,8 @@ play (SPEC §4) plus, in mexe-mexe only, the wild 2s taken back to the hand (R5)
    the candidates too (a disagreement becomes a note).
    The only moves never generated are those the rulings exclude outright: a card that is in
    neither T nor H, a table card going to the hand other than a mexe-mexe 2 (R6, R5), and a
-   "play" that lays no hand card (R6: that is a pass).
+   "play" that lays no hand card net of swaps (R6: that is a pass, or a rearrangement
+   without a hand card).
 
 Why this is exhaustive: a legal move's table consists of valid melds (R6); each is a sequence
 or a group whose wilds have values (R2-R4); each such meld, up to the order of a group's cards
@@ -298,12 +303,14 @@ class Enumeration:
         self._cover = functools.cache(self._cover_uncached)
 
     def splits(self) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
-        """Every (P, K) that lays at least one hand card (R6: otherwise it is a pass)."""
+        """Every (P, K) that lays at least one hand card net of swaps (R6: otherwise it is a
+        pass or a rearrangement without a hand card)."""
         lay = [range(h + 1) for h in self.h]
         back = [
             range(t + 1) if ok else range(1) for t, ok in zip(self.t, self.back_ok, strict=True)
         ]
-        return [(p, k) for p in itertools.product(*lay) if any(p) for k in itertools.product(*back)]
+        every = [(p, k) for p in itertools.product(*lay) for k in itertools.product(*back)]
+        return [split for split in every if laid(split)]
 
     def points_after(self, split: tuple[tuple[int, ...], tuple[int, ...]]) -> int:
         p, k = split
@@ -322,7 +329,7 @@ class Enumeration:
     def _candidates(self, split: tuple[tuple[int, ...], tuple[int, ...]]) -> Iterator[Candidate]:
         p, k = split
         need = tuple(t - b + j for t, b, j in zip(self.t, k, p, strict=True))
-        played = tuple(c for c, j in zip(self.types, p, strict=True) for _ in range(j))
+        played = tuple(c for c, j, b in zip(self.types, p, k, strict=True) for _ in range(j - b))
         back = tuple(c for c, b in zip(self.types, k, strict=True) for _ in range(b))
         left = tuple(
             c for c, h, j, b in zip(self.types, self.h, p, k, strict=True) for _ in range(h - j + b)
@@ -434,6 +441,12 @@ class Optima:
 Split = tuple[tuple[int, ...], tuple[int, ...]]
 
 
+def laid(split: Split) -> int:
+    """Hand cards a split lays, net of swaps (an identical card taken back)."""
+    p, k = split
+    return sum(max(0, j - b) for j, b in zip(p, k, strict=True))
+
+
 def solve(position: Position, validate: Validator = base_validator) -> Optima:
     """The exact optima of the position over every legal candidate move.
 
@@ -471,7 +484,7 @@ def solve(position: Position, validate: Validator = base_validator) -> Optima:
         ordered = sorted(chosen, key=key)
         return [list(g) for _, g in itertools.groupby(ordered, key=key)]
 
-    by_most = levels(lambda s: -sum(s[0]), splits)
+    by_most = levels(lambda s: -laid(s), splits)
     add_only = None
     if ruleset.add_must_be_maximal:
         add_only = best(by_most, lambda c: c.new_melds <= 0)
@@ -485,11 +498,12 @@ def solve(position: Position, validate: Validator = base_validator) -> Optima:
     most = best(by_most, legal_play)
     fewest_changed = None
     if most is not None:
-        level = next(lv for lv in by_most if sum(lv[0][0]) == len(most.played))
+        level = next(lv for lv in by_most if laid(lv[0]) == len(most.played))
         fewest_changed = _fewest_changed(position, enumeration, level, legal_play, base_legal)
     to_hand = None
     if ruleset.released_wild_to_hand:  # mexe-mexe: the largest play taking a 2 back (R5)
-        to_hand = best(levels(lambda s: -sum(s[0]), [s for s in splits if any(s[1])]), legal_play)
+        taking = [s for s in splits if any(b > j for j, b in zip(*s, strict=True))]
+        to_hand = best(levels(lambda s: -laid(s), taking), legal_play)
     points = best(levels(enumeration.points_after, splits), legal_play)
     gone = best([[s for s in splits if enumeration.cards_left(s) == 0]], legal_play)
     optima = Optima(
