@@ -8,10 +8,14 @@ For each ruleset (carrossel, rummikub) and table size (small ≤ 20, mid 30-60, 
 cards) it solves ``--n`` seeded positions and prints p50/p90/p99 wall times. The same
 Rummikub positions are then solved by rummikub-solver in the same run (interleaved, one of
 ours then one of theirs), and it prints both medians and p90s, the ratios theirs / ours,
-and whether the answers (tiles placed) agree. See bench/README.md for how to read the output.
+and whether the answers (tiles placed) agree. With ``--grpc`` each position is also sent as a
+``SolveMove`` call to a server in another process (started for the run, or ``--target``), and
+the client's wall time is printed beside the in-process one. See bench/README.md for how to
+read the output.
 
 Exit status: 0, or 1 when an answer differs from rummikub-solver's in a way its joker
-restriction does not explain, or when a time limit cut a solve short (``--strict``).
+restriction does not explain, when a SolveMove call answers differently from the in-process
+solve (``--grpc``), or when a time limit cut a solve short (``--strict``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 # rummikub-solver's stack (NumPy and SciPy) loads OpenBLAS, whose worker threads spin on after
 # each call. On a 2-core machine they took the CPU from whichever solve came next: ours ran
@@ -44,6 +48,9 @@ if __package__ in (None, ""):  # ``python bench/solve_bench.py``
 from bench.positions import SIZES, PositionSpec, bench_positions
 from solver.position import Position
 from solver.search import Objective, default_objective, solve_move
+
+if TYPE_CHECKING:
+    from carrossel.v1.rummy_pb2_grpc import RummyServiceStub
 
 RULESETS = ("carrossel", "rummikub")
 
@@ -65,6 +72,8 @@ class Row:
     size: str
     ours_ms: list[float] = field(default_factory=list)
     theirs_ms: list[float] = field(default_factory=list)
+    grpc_ms: list[float] = field(default_factory=list)  # SolveMove calls, client wall time
+    grpc_differs: int = 0  # calls whose best move played a different number of cards
     tables: list[int] = field(default_factory=list)
     not_optimal: int = 0
     same: int = 0
@@ -93,9 +102,36 @@ def run(
     sizes: Sequence[str],
     reference: bool,
     out: TextIO,
+    via_grpc: bool = False,
+    target: str | None = None,
 ) -> list[Row]:
-    """Solve every position, print progress lines, return the rows."""
+    """Solve every position, print progress lines, return the rows.
+
+    ``via_grpc``: each position is also timed as a SolveMove call, right after our
+    in-process solve of it, to ``target`` (``host:port``) or to a server started for the run.
+    """
+    if not via_grpc:
+        return _run(n, seed, limit_ms, rulesets, sizes, reference, out, None)
+    # Imported here: a run without --grpc never loads grpc in the timed process.
+    from bench.over_grpc import solve_move_stub
+
+    with solve_move_stub(target) as stub:
+        return _run(n, seed, limit_ms, rulesets, sizes, reference, out, stub)
+
+
+def _run(
+    n: int,
+    seed: int,
+    limit_ms: int,
+    rulesets: Sequence[str],
+    sizes: Sequence[str],
+    reference: bool,
+    out: TextIO,
+    stub: RummyServiceStub | None,
+) -> list[Row]:
     say: Callable[[str], None] = lambda line: print(line, file=out, flush=True)  # noqa: E731
+    if stub is not None:
+        from bench.over_grpc import solve_move_request, time_solve_move
     compare = reference and "rummikub" in rulesets
     if compare:
         from tests.reference.rummikub_adapter import JokerModel, rule_set, their_answer
@@ -113,8 +149,12 @@ def run(
             f"parametrised problem); backend {rules.backend}; both excluded from timings"
         )
     for rid in rulesets:  # our own first call (imports, CP-SAT start-up) is not timed either
-        warm = bench_positions(rid, "small", 1, seed + 1_000_000)[0].position()
+        warm_spec = bench_positions(rid, "small", 1, seed + 1_000_000)[0]
+        warm = warm_spec.position()
         _time_ours(warm, default_objective(warm.ruleset), limit_ms)
+        if stub is not None:
+            request = solve_move_request(warm_spec, default_objective(warm.ruleset), limit_ms)
+            time_solve_move(stub, request)
     # The warm-up's leftovers (rummikub-solver's cvxpy problem, our imports) stay for good:
     # keep the cyclic garbage collector from walking them during the timed solves, where a
     # full pass (~100 ms) landed in one solve or another of either side (bench/README.md).
@@ -138,6 +178,11 @@ def run(
                     row.ours_ms.append(ms)
                     row.slowest = max(row.slowest, (ms, spec.describe()))
                     row.not_optimal += not optimal
+                    if stub is not None:
+                        request = solve_move_request(spec, objective, limit_ms)
+                        played_rpc, call_ms = time_solve_move(stub, request)
+                        row.grpc_ms.append(call_ms)
+                        row.grpc_differs += played_rpc != played
                     if not (compare and rid == "rummikub"):
                         continue
                     theirs = their_answer(position, JokerModel.PUBLISHED)
@@ -178,6 +223,7 @@ def report(rows: Sequence[Row], out: TextIO) -> None:
     say("slowest position of each row (ours):")
     for row in rows:
         say(f"  {row.slowest[0]:8.1f} ms  {row.slowest[1]}")
+    _report_grpc([row for row in rows if row.grpc_ms], say)
     compared = [row for row in rows if row.theirs_ms]
     if not compared:
         return
@@ -207,6 +253,30 @@ def report(rows: Sequence[Row], out: TextIO) -> None:
             say(f"MISMATCH {line}")
 
 
+def _report_grpc(rows: Sequence[Row], say: Callable[[str], None]) -> None:
+    if not rows:
+        return
+    say("")
+    say("SolveMove through gRPC, client wall time per call (ms)")
+    say(
+        f"{'ruleset':<10} {'size':<6} {'n':>4} {'p50':>8} {'p90':>8} {'p99':>8} {'max':>8} "
+        f"{'p50 - in-process p50':>21} {'theirs p50 / p50':>17} {'differs':>8}"
+    )
+    for row in rows:
+        p50 = percentile(row.grpc_ms, 50)
+        added = p50 - percentile(row.ours_ms, 50)
+        ratio = f"{percentile(row.theirs_ms, 50) / p50:.1f}x" if row.theirs_ms else "-"
+        say(
+            f"{row.ruleset:<10} {row.size:<6} {len(row.grpc_ms):>4} {p50:>8.1f} "
+            f"{percentile(row.grpc_ms, 90):>8.1f} {percentile(row.grpc_ms, 99):>8.1f} "
+            f"{max(row.grpc_ms):>8.1f} {added:>21.1f} {ratio:>17} {row.grpc_differs:>8}"
+        )
+    say(
+        "differs = calls whose best move played a different number of cards than the "
+        "in-process solve of the same position"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.solve_bench",
@@ -219,6 +289,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rulesets", default=",".join(RULESETS), help="comma-separated")
     parser.add_argument("--sizes", default=",".join(SIZES), help="comma-separated")
     parser.add_argument("--no-reference", action="store_true", help="skip rummikub-solver")
+    parser.add_argument(
+        "--grpc",
+        action="store_true",
+        help="also time each position as a SolveMove call to a server in another process",
+    )
+    parser.add_argument(
+        "--target",
+        metavar="HOST:PORT",
+        help="with --grpc: call this running server instead of starting one",
+    )
     parser.add_argument(
         "--strict",
         action="store_true",
@@ -236,9 +316,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"load average {os.getloadavg()[0]:.1f}",
         file=out,
     )
-    rows = run(args.n, args.seed, args.time_limit_ms, rulesets, sizes, not args.no_reference, out)
+    if args.target and not args.grpc:
+        parser.error("--target needs --grpc")
+    reference = not args.no_reference
+    limit = args.time_limit_ms
+    rows = run(args.n, args.seed, limit, rulesets, sizes, reference, out, args.grpc, args.target)
     report(rows, out)
-    failed = any(row.unexplained for row in rows)
+    failed = any(row.unexplained or row.grpc_differs for row in rows)
     if args.strict:
         failed = failed or any(row.not_optimal for row in rows)
     return 1 if failed else 0

@@ -20,3 +20,32 @@ def test_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for line in ("carrossel  small", "rummikub   large", "rummikub-solver", "mismatch"):
         assert line in out, out
+
+
+def test_bench_times_solve_move_through_a_server_it_starts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--n", "1", "--rulesets", "rummikub", "--sizes", "small,mid", "--grpc"]
+    assert main([*argv, "--time-limit-ms", "60000"]) == 0
+    out = capsys.readouterr().out
+    assert "SolveMove through gRPC" in out, out
+    rows = [line.split() for line in out.splitlines() if line.startswith("rummikub   ")]
+    grpc_rows = [row for row in rows if len(row) == 10]  # the gRPC table's rows
+    assert [row[1] for row in grpc_rows] == ["small", "mid"], out
+    assert all(row[-1] == "0" for row in grpc_rows), out  # same cards as in-process
+
+
+def test_bench_calls_a_running_server(
+    server_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = f"127.0.0.1:{server_port}"
+    argv = ["--n", "1", "--rulesets", "carrossel", "--sizes", "small", "--no-reference"]
+    assert main([*argv, "--grpc", "--target", target, "--time-limit-ms", "60000"]) == 0
+    assert "SolveMove through gRPC" in capsys.readouterr().out
+
+
+def test_bench_target_needs_grpc(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        main(["--target", "127.0.0.1:1"])
+    assert stop.value.code == 2
+    assert "--target needs --grpc" in capsys.readouterr().err
