@@ -16,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -31,16 +32,21 @@ _OBJECTIVES = {
 }
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free now (for a server started right after)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
 
 
-def _wait_serving(channel: grpc.Channel, server: subprocess.Popen[bytes] | None) -> None:
+def wait_serving(
+    channel: grpc.Channel, server: subprocess.Popen[Any] | None = None, timeout: float = 30.0
+) -> None:
+    """Return once the health check answers SERVING; raise if ``server`` exits first or
+    ``timeout`` seconds pass."""
     health = health_pb2_grpc.HealthStub(channel)
-    deadline = time.monotonic() + 30.0
+    deadline = time.monotonic() + timeout
     while True:
         try:
             answer = health.Check(health_pb2.HealthCheckRequest(), timeout=1.0)
@@ -51,7 +57,7 @@ def _wait_serving(channel: grpc.Channel, server: subprocess.Popen[bytes] | None)
         if server is not None and server.poll() is not None:
             raise RuntimeError(f"carrossel serve exited with {server.returncode} before serving")
         if time.monotonic() > deadline:
-            raise RuntimeError("no SERVING answer from the server within 30 s")
+            raise TimeoutError(f"no SERVING answer from the server within {timeout:.0f} s")
         time.sleep(0.1)
 
 
@@ -60,7 +66,7 @@ def solve_move_stub(target: str | None) -> Iterator[rummy_pb2_grpc.RummyServiceS
     """A RummyService stub on ``target`` (``host:port``), or on a server started for the run."""
     server: subprocess.Popen[bytes] | None = None
     if target is None:
-        port = _free_port()
+        port = free_port()
         server = subprocess.Popen(
             [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
             stdout=subprocess.DEVNULL,
@@ -69,7 +75,7 @@ def solve_move_stub(target: str | None) -> Iterator[rummy_pb2_grpc.RummyServiceS
         target = f"127.0.0.1:{port}"
     try:
         with grpc.insecure_channel(target) as channel:
-            _wait_serving(channel, server)
+            wait_serving(channel, server)
             yield rummy_pb2_grpc.RummyServiceStub(channel)
     finally:
         if server is not None:

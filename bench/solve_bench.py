@@ -28,6 +28,7 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -102,33 +103,12 @@ def run(
     sizes: Sequence[str],
     reference: bool,
     out: TextIO,
-    via_grpc: bool = False,
-    target: str | None = None,
+    stub: RummyServiceStub | None = None,
 ) -> list[Row]:
     """Solve every position, print progress lines, return the rows.
 
-    ``via_grpc``: each position is also timed as a SolveMove call, right after our
-    in-process solve of it, to ``target`` (``host:port``) or to a server started for the run.
-    """
-    if not via_grpc:
-        return _run(n, seed, limit_ms, rulesets, sizes, reference, out, None)
-    # Imported here: a run without --grpc never loads grpc in the timed process.
-    from bench.over_grpc import solve_move_stub
-
-    with solve_move_stub(target) as stub:
-        return _run(n, seed, limit_ms, rulesets, sizes, reference, out, stub)
-
-
-def _run(
-    n: int,
-    seed: int,
-    limit_ms: int,
-    rulesets: Sequence[str],
-    sizes: Sequence[str],
-    reference: bool,
-    out: TextIO,
-    stub: RummyServiceStub | None,
-) -> list[Row]:
+    With a ``stub``, each position is also timed as a SolveMove call, right after our
+    in-process solve of it."""
     say: Callable[[str], None] = lambda line: print(line, file=out, flush=True)  # noqa: E731
     if stub is not None:
         from bench.over_grpc import solve_move_request, time_solve_move
@@ -277,6 +257,16 @@ def _report_grpc(rows: Sequence[Row], say: Callable[[str], None]) -> None:
     )
 
 
+def _server(grpc: bool, target: str | None) -> AbstractContextManager[RummyServiceStub | None]:
+    """A SolveMove stub for ``--grpc`` (on ``--target``, or a server started for the run)."""
+    if not grpc:
+        return nullcontext()
+    # Imported here: a run without --grpc never loads grpc in the timed process.
+    from bench.over_grpc import solve_move_stub
+
+    return solve_move_stub(target)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.solve_bench",
@@ -319,8 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.target and not args.grpc:
         parser.error("--target needs --grpc")
     reference = not args.no_reference
-    limit = args.time_limit_ms
-    rows = run(args.n, args.seed, limit, rulesets, sizes, reference, out, args.grpc, args.target)
+    with _server(args.grpc, args.target) as stub:
+        rows = run(args.n, args.seed, args.time_limit_ms, rulesets, sizes, reference, out, stub)
     report(rows, out)
     failed = any(row.unexplained or row.grpc_differs for row in rows)
     if args.strict:

@@ -6,43 +6,23 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 
 import grpc
 import pytest
 from grpc_health.v1 import health, health_pb2
 
+from bench import over_grpc
 from service.server import build_server
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def wait_serving(port: int, timeout: float = 30.0) -> None:
-    from grpc_health.v1 import health_pb2_grpc
-
-    deadline = time.monotonic() + timeout
+def wait_serving(port: int, process: subprocess.Popen[str]) -> None:
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while True:
-            try:
-                reply = stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
-                if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"no SERVING health on port {port}")
-            time.sleep(0.1)
+        over_grpc.wait_serving(channel, process)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_signal_stops_the_server_gracefully(sig: signal.Signals) -> None:
-    port = free_port()
+    port = over_grpc.free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
         stdout=subprocess.PIPE,
@@ -50,7 +30,7 @@ def test_signal_stops_the_server_gracefully(sig: signal.Signals) -> None:
         text=True,
     )
     try:
-        wait_serving(port)
+        wait_serving(port, process)
         process.send_signal(sig)
         _, stderr = process.communicate(timeout=10)
     finally:
