@@ -23,13 +23,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from bench.positions import PositionSpec
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
+from service.convert import enum_to_proto
 from solver.search import Objective
-
-_OBJECTIVES = {
-    Objective.MOST_CARDS: rummy_pb2.OBJECTIVE_MOST_CARDS,
-    Objective.FEWEST_POINTS: rummy_pb2.OBJECTIVE_FEWEST_POINTS,
-    Objective.GO_OUT: rummy_pb2.OBJECTIVE_GO_OUT,
-}
 
 
 def free_port() -> int:
@@ -95,7 +90,7 @@ def solve_move_request(
             hand=list(spec.hand),
             turn=rummy_pb2.Turn(**dataclasses.asdict(spec.turn)),  # the same field names
         ),
-        objective=_OBJECTIVES[objective],
+        objective=enum_to_proto(rummy_pb2.Objective, "OBJECTIVE", objective),
         max_moves=1,
         time_limit_ms=limit_ms,
     )

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 
 from solver.cards import Card, sort_key
 from solver.melds import Reading, card_text, classify
@@ -42,30 +43,35 @@ class CardFlow:
     removed: Counter[Card]  # table copies missing from the table and not sent back
     wild_before: Counter[Card]  # copies acting as wilds on the table before
 
-    @property
+    # Computed once per flow: the validator reads each of these on every move it judges.
+    @cached_property
     def from_hand(self) -> Counter[Card]:
         """Copies laid from the hand, swaps included (only those the hand really holds)."""
         return self.played & self.hand
 
-    @property
+    @cached_property
     def swapped(self) -> Counter[Card]:
         """Copies laid from the hand while a copy of the same code goes back: no play."""
         return self.from_hand & self.back
 
+    @cached_property
+    def laid(self) -> Counter[Card]:
+        """The hand cards the play lays on the table, net of swaps."""
+        return self.from_hand - self.back
+
     @property
     def played_cards(self) -> tuple[Card, ...]:
-        """The hand cards the play lays on the table, net of swaps."""
-        laid = self.from_hand - self.back
-        return tuple(sorted(laid.elements(), key=sort_key))
+        return tuple(sorted(self.laid.elements(), key=sort_key))
 
     @property
     def played_count(self) -> int:
-        return sum((self.from_hand - self.back).values())
+        return sum(self.laid.values())
 
     @property
     def laid_any(self) -> bool:
         """Whether any card joined the table beyond swaps (from the hand or from nowhere)."""
-        return any(n > self.swapped[c] for c, n in self.played.items())
+        swapped = self.swapped
+        return any(n > swapped[c] for c, n in self.played.items())
 
 
 def table_readings(position: Position) -> tuple[Reading, ...]:

@@ -804,12 +804,14 @@ class TurnModel:
         # A hand card laid while a released wild of the same code goes back to the hand is a
         # swap: table and hand end as they were, so the pair lays nothing (docs/rules.md,
         # "What counts as laid"; ``CardFlow.swapped``). Counted net, as the validator does.
+        back_by_card: dict[Card, list[cp_model.IntVar]] = {}
+        for i, v in self.th.items():
+            back_by_card.setdefault(self.wilds[i].card, []).append(v)
         swaps: list[cp_model.IntVar] = []
-        for card, laid in self.hu.items():
-            back = [v for i, v in self.th.items() if self.wilds[i].card == card]
-            if back:
+        for card, back in back_by_card.items():
+            if card in self.hu:
                 swap = m.new_int_var(0, min(self.hand_count[card], len(back)), "swap")
-                m.add_min_equality(swap, [laid, _sum(back)])
+                m.add_min_equality(swap, [self.hu[card], _sum(back)])
                 swaps.append(swap)
         self.played = _sum(self.hu.values()) - _sum(swaps)
         m.add(self.played >= 1)
