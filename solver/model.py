@@ -8,7 +8,8 @@ tables yet exact under every ruling:
   pool has (a same-suit run by its ends and suit, a group by its rank and suits) is *linked*:
   it is one of the pool's melds of that shape, so keeping it and rebuilding it from the pool
   are one solution, not two the search must tell apart. Other kept melds leave the pool
-  with their cards;
+  with their cards. A natural meld that a release can leave behind is also kept when a
+  slot holds its very cards (``via``): melds changed are counted by cards;
 * **the pool** — melds that need no identity: integer counts of run templates
   (start, end[, suit]) and of groups, per set of suits where no wild can join a group of
   that rank, else per rank and size. Natural groups with per-suit counts ≤ the number of
@@ -44,6 +45,9 @@ from solver.rulesets import Ruleset, SuitRule, rank_of_position
 Code = tuple[int, str]  # a natural card: (rank, suit)
 RunKey = tuple[int, int, str | None]  # a pool run: first and last position, suit (None: any)
 GroupKey = tuple[int, tuple[str, ...]]  # a pool group of naturals: rank, suits in SUITS order
+# A natural meld's exact cards as a slot would hold them: a run's (position, suit) places,
+# or a group's rank and suits.
+Shape = tuple[tuple[tuple[int, str], ...], None] | tuple[None, GroupKey]
 
 
 @dataclass(frozen=True)
@@ -206,6 +210,7 @@ class TurnModel:
         self.wild_runs_possible = self.wild_supply >= self.rs.min_sequence
         self.n_slots = len(self.releasable) + lineage
         self._slot_kinds(range(len(self.wilds)) if lineage else self.releasable)
+        self._find_matchable()
 
     def _slot_kinds(self, occupants: Iterable[int]) -> None:
         """Which kinds of meld a slot may be. A slot releases a wild or, in vatikan, holds
@@ -224,6 +229,44 @@ class TurnModel:
                     self.slot_runs = True
                 if rank == w.value.rank:
                     self.slot_groups = True
+
+    def _find_matchable(self) -> None:
+        """Natural melds before that a slot could rebuild card for card.
+
+        A slot continues the meld of a wild it releases, so it may end up holding exactly
+        the cards of *another* meld before: ``JK=JH QH KH`` beside ``JH QH KH``, the hand's
+        J♥ releasing the joker. The table then shows that other meld unchanged, though its
+        own cards went elsewhere; melds changed are counted by cards (``changed_melds``), so
+        the model must count it kept too, or its tie-break proves a count that a table it
+        cannot see beats (docs/solver.md). Candidates are the melds a release leaves: the
+        releasing hand card with naturals of the released wild's meld, nothing else. A slot
+        that also takes other cards can match still other melds, but each candidate adds
+        variables that slow the tie-break's search, and those matches were not seen.
+        """
+        self.match_shapes: dict[int, Shape] = {}
+        if not self.n_slots:
+            return
+        wanted = [
+            (self._release_codes(w), self.meld_naturals[w.meld])
+            for w in (self.wilds[i] for i in self.releasable)
+        ]
+        for m, meld in enumerate(self.position.table):
+            reading = self.before[m]
+            if any(reading.wild) or any(self.rs.is_wild_card(tc.card) for tc in meld):
+                continue
+            codes = Counter(_nat_code(tc.card) for tc in meld)
+            if not any(
+                codes[code] and not (codes - Counter({code: 1})) - origin
+                for released, origin in wanted
+                for code in released
+            ):
+                continue
+            if reading.kind is MeldKind.SEQUENCE and self.slot_runs:
+                places = zip(reading.positions, (tc.card.suit for tc in meld), strict=True)
+                self.match_shapes[m] = (tuple(sorted(places)), None)
+            elif reading.kind is MeldKind.GROUP and self.slot_groups:
+                suits = tuple(x for x in SUITS if (reading.rank, x) in codes)
+                self.match_shapes[m] = (None, (reading.rank, suits))
 
     def _find_linkable(self) -> None:
         """Melds before that the pool can hold as they are (see the module docstring)."""
@@ -265,6 +308,14 @@ class TurnModel:
                 m.add(k == 1)
         else:
             self._order_identical_melds()
+        # A meld a slot may rebuild is kept either way: on the table with its own cards
+        # (or, linked, as one of the pool's melds) — ``held`` — or as that slot (``via``).
+        self.held: list[cp_model.IntVar] = list(self.keep)
+        self.via: dict[int, cp_model.IntVar] = {}
+        for i in self.match_shapes:
+            self.held[i] = m.new_bool_var("held")
+            self.via[i] = m.new_bool_var("via")
+            m.add(self.keep[i] == self.held[i] + self.via[i])
         self.rel = {i: m.new_bool_var("rel") for i in self.releasable}
         self.th: dict[int, cp_model.IntVar] = {}
         if rs.released_wild_to_hand:
@@ -277,6 +328,7 @@ class TurnModel:
         for a, b in zip(self.slots, self.slots[1:], strict=False):
             m.add(a.act >= b.act)  # symmetry: active slots first
         self._build_wild_fates()
+        self._build_matches()
         self._build_release()
         self._build_conservation()
         self._build_turn_rules()
@@ -472,7 +524,7 @@ class TurnModel:
                     naturals.setdefault(p, []).append(fill)
             # A kept linked run is all natural and stays as it was: it needs no natural
             # handed out, and the naturals it holds serve no other run.
-            kept = [(a, b, self.keep[k]) for k, (a, b, s) in self.linked_runs.items() if s == suit]
+            kept = [(a, b, self.held[k]) for k, (a, b, s) in self.linked_runs.items() if s == suit]
             starts = sorted({a for a, _, _ in shapes})
             ends = sorted({b for _, b, _ in shapes})
             for x in starts:
@@ -518,12 +570,12 @@ class TurnModel:
         ]
         runs: dict[RunKey, list[cp_model.IntVar]] = {}
         for k, run in self.linked_runs.items():
-            runs.setdefault(run, []).append(self.keep[k])
+            runs.setdefault(run, []).append(self.held[k])
         for run, keeps in runs.items():
             m.add(_sum(keeps) <= self.runs[run])
         groups: dict[GroupKey, list[cp_model.IntVar]] = {}
         for k, group in self.linked_groups.items():
-            groups.setdefault(group, []).append(self.keep[k])
+            groups.setdefault(group, []).append(self.held[k])
         for group, keeps in groups.items():
             m.add(_sum(keeps) <= self.group_sets[group])
         # Where wilds may fill a run place too, the linked runs through it need naturals.
@@ -531,7 +583,7 @@ class TurnModel:
             if not isinstance(fill, cp_model.IntVar):
                 continue
             through = [
-                self.keep[k]
+                self.held[k]
                 for k, (a, b, s) in self.linked_runs.items()
                 if s == suit and a <= p <= b
             ]
@@ -688,6 +740,52 @@ class TurnModel:
                         if suited:
                             m.add(sum(suited) + slot.ng.get((r, s), 0) <= 1)
 
+    def _build_matches(self) -> None:
+        """A meld kept ``via`` a slot (``_find_matchable``): the slot holds its very cards."""
+        m = self.model
+        by_shape: dict[Shape, list[cp_model.IntVar]] = {}
+        for k, shape in self.match_shapes.items():
+            by_shape.setdefault(shape, []).append(self.via[k])
+        for shape, vias in by_shape.items():
+            same = [self._slot_holds(k, shape) for k in range(len(self.slots))]
+            m.add(_sum(vias) <= _sum([v for v in same if v is not None]))
+
+    def _slot_holds(self, k: int, shape: Shape) -> cp_model.IntVar | None:
+        """A boolean true only if slot ``k`` holds exactly ``shape``'s naturals and nothing
+        else (None: it cannot)."""
+        m = self.model
+        slot = self.slots[k]
+        places, group = shape
+        if places is not None:
+            if any(place not in slot.nr for place in places):
+                return None
+            same = m.new_bool_var("same")
+            for place in places:
+                m.add(same <= slot.nr[place])  # a natural there: no wild, and no other card
+            first = self.positions.index(places[0][0])
+            last = self.positions.index(places[-1][0])
+            outside = self.positions[first - 1 : first] if first else []
+            outside += self.positions[last + 1 : last + 2]
+            for p in outside:
+                m.add(same + slot.occ[p] <= 1)
+            return same
+        assert group is not None
+        rank, suits = group
+        if rank not in slot.grank or any((rank, s) not in slot.ng for s in suits):
+            return None
+        same = m.new_bool_var("same")
+        for s in SUITS:
+            if s in suits:
+                m.add(same <= slot.ng[(rank, s)])
+            elif (rank, s) in slot.ng:
+                m.add(same + slot.ng[(rank, s)] <= 1)
+        wilds = [self.fxg[(i, k)] for i, w in enumerate(self.wilds) if w.value.rank == rank]
+        if rank in slot.freeg:
+            wilds.append(slot.freeg[rank])
+        if wilds:
+            m.add(_sum(wilds) <= self.wild_supply * (1 - same))
+        return same
+
     def _build_release(self) -> None:
         m = self.model
         needs_origin = {self.wilds[i].meld for i in self.releasable}
@@ -776,7 +874,7 @@ class TurnModel:
             if not self.removed[M]:
                 continue  # a linked meld's cards are the pool's
             for c, n in counts.items():
-                kept_by_card.setdefault(c, []).append(n * self.keep[M])
+                kept_by_card.setdefault(c, []).append(n * self.held[M])
         cards = sorted(set(self.table_count) | set(self.hand_count))
         for card in cards:
             placed: list[cp_model.LinearExprT] = []
@@ -816,7 +914,7 @@ class TurnModel:
         self.played = _sum(self.hu.values()) - _sum(swaps)
         m.add(self.played >= 1)
         n_before = len(self.position.table)
-        removed = [k for k, out in zip(self.keep, self.removed, strict=True) if out]
+        removed = [k for k, out in zip(self.held, self.removed, strict=True) if out]
         self.n_after = _sum(
             [
                 *removed,
@@ -832,7 +930,7 @@ class TurnModel:
             groups_before = sum(1 for r in self.before if r.kind is MeldKind.GROUP)
             kept_groups = [
                 k
-                for k, r, out in zip(self.keep, self.before, self.removed, strict=True)
+                for k, r, out in zip(self.held, self.before, self.removed, strict=True)
                 if r.kind is MeldKind.GROUP and out
             ]
             groups_after = [
@@ -867,7 +965,7 @@ class TurnModel:
 
         Not the keep flag of a linked meld: kept or rebuilt from the pool, the table is the
         same, and excluding only one of the two would find the same table again."""
-        kept = [k for k, out in zip(self.keep, self.removed, strict=True) if out]
+        kept = [k for k, out in zip(self.held, self.removed, strict=True) if out]
         out: list[cp_model.IntVar] = [*self.hu.values(), *kept, *self.rel.values()]
         out += [*self.th.values(), *self.runs.values(), *self.groups.values()]
         out += [v for v in self.group_suits.values() if isinstance(v, cp_model.IntVar)]

@@ -20,8 +20,9 @@ def rebuild_move(tm: TurnModel, solver: cp_model.CpSolver) -> tuple[Move, tuple[
     """The move a solution describes, and for each meld after whether it is a kept meld."""
     melds: list[Meld] = []
     kept_flags: list[bool] = []
-    for m, keep in enumerate(tm.keep):
-        if _val(solver, keep):
+    # A meld kept via a slot is that slot's meld, written below (TurnModel.via).
+    for m, held in enumerate(tm.held):
+        if _val(solver, held):
             melds.append(tm.position.readings[m].normalized)
             kept_flags.append(True)
     free: list[Card] = []
@@ -77,7 +78,7 @@ def _slot_meld(
 def _pool_runs(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> list[Meld]:
     """Runs from template counts; each place filled by a natural or a wild of that value."""
     # Kept melds linked to the pool are on the table already, as they were.
-    kept = Counter(run for k, run in tm.linked_runs.items() if _val(solver, tm.keep[k]))
+    kept = Counter(run for k, run in tm.linked_runs.items() if _val(solver, tm.held[k]))
     kept_naturals: Counter[tuple[int, str | None]] = Counter()
     for (a, b, suit), n in kept.items():
         for p in range(a, b + 1):
@@ -149,7 +150,7 @@ def _join_runs(
 def _pool_groups(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> list[Meld]:
     """Groups by sets of suits, then from counts: suits dealt so that no group repeats a
     suit (R3) and each holds a natural (R4), then the free wilds."""
-    kept = Counter(group for k, group in tm.linked_groups.items() if _val(solver, tm.keep[k]))
+    kept = Counter(group for k, group in tm.linked_groups.items() if _val(solver, tm.held[k]))
     melds: list[Meld] = []
     for (rank, suits), var in tm.group_sets.items():
         group = tuple(TableCard(Card(rank, s)) for s in suits)

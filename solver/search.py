@@ -242,6 +242,10 @@ def solve_move(
         if time.monotonic() >= budget.deadline:
             budget.optimal = False
             break
+    # Found best first by the model's count of melds changed; the table's own count can be
+    # lower (docs/solver.md), so equally good moves are ordered by it (a stable sort: the
+    # primary order stays).
+    moves.sort(key=lambda solved: (_rank(solved, objective), solved.melds_changed))
     stats = SolveStats(
         wall_time_ms=(time.monotonic() - started) * 1000.0,
         status=budget.status if moves or budget.status != "INFEASIBLE" else "NO_LEGAL_PLAY",
@@ -252,6 +256,15 @@ def solve_move(
         tie_break_proved=budget.tie_break_proved is not False,
     )
     return SolveResult(tuple(moves), budget.optimal, stats)
+
+
+def _rank(solved: SolvedMove, objective: Objective) -> tuple[int, ...]:
+    """A move's primary value as a sort key: smaller is better."""
+    if objective is Objective.FEWEST_POINTS:
+        return (solved.verdict.hand_points_after,)
+    if objective is Objective.GO_OUT:
+        return (-solved.verdict.went_out, -solved.cards_played)
+    return (-solved.cards_played,)
 
 
 def _turn_model(position: Position, budget: _Budget) -> tuple[TurnModel, PlacedOracle | None]:

@@ -164,6 +164,41 @@ def test_rummikub_identical_runs_one_kept_one_taking_the_joker() -> None:
     assert "4H 5H 6H" in _tables(best)
 
 
+@pytest.mark.parametrize(
+    ("table", "hand", "left"),
+    [
+        # The hand's JH releases the joker of `JK=JH QH KH`, whose QH KH stay with it as
+        # `JH QH KH`: the very cards of the other meld, whose own JH QH KH go to the J, Q
+        # and K groups.
+        ([["JK=JH", "QH", "KH"], ["JH", "QH", "KH"]], "JH JS JC QS QD KC KD", "JH QH KH"),
+        # The hand's 9S releases the joker of a group of 9s and stays with its 9C 9H as
+        # `9C 9H 9S`, the other group's cards, which go to the runs through the 9s.
+        ([["9C", "9D", "9H", "JK=9S"], ["9C", "9H", "9S"]], "9S 10C JC 7H 8H 7S 8S 10D JD",
+         "9C 9H 9S"),
+    ],
+    ids=["run", "group"],
+)
+def test_rummikub_a_release_meld_can_be_another_meld_unchanged(
+    table: list[list[str]], hand: str, left: str
+) -> None:
+    # SPEC §4 tie-break, counted by cards (docs/solver.md): the table after shows the
+    # second meld unchanged, so the play changes 1 meld, not 2, though placing every hand
+    # card breaks both up; a model that counted physical melds proved 2.
+    position = parse_position("rummikub", 2, table, hand.split(), Turn(has_opened=True))
+    cards = len(position.hand)
+    best = solve_move(position, Objective.MOST_CARDS).moves[0]
+    assert (best.cards_played, best.melds_changed) == (cards, 1)
+    assert left in _tables(best)
+    tm = TurnModel(position, ModelOptions(max_new_melds=None))
+    assert set(tm.via) == {1}  # only the natural meld a release can leave
+    tm.model.add(tm.played == cards)
+    tm.model.minimize(tm.changed)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    assert solver.solve(tm.model) == cp_model.OPTIMAL
+    assert solver.objective_value == 1
+
+
 def test_shangai_checks_its_add_without_searching_the_largest_add_again(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -360,6 +395,20 @@ def test_moves_are_distinct_and_best_first() -> None:
     tables = [tuple(sorted(tuple(tc.code for tc in meld) for meld in m.move.table))
               for m in result.moves]
     assert len(set(tables)) == len(tables)
+
+
+def test_equally_good_moves_come_fewest_melds_changed_first() -> None:
+    # SPEC §4: best first, and among equally good moves the fewest melds changed. D4 of
+    # tests/reference/DISAGREEMENTS.md: the model counts 2 changes for a table that shows
+    # 1 (`AC AH JK=A` is the second meld's cards, rebuilt from other ones), so it finds
+    # that table second; the answer lists it first.
+    position = parse_position(
+        "carrossel", 4, [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
+        ["3H", "AD"], Turn(cards_drawn=1))
+    result = solve_move(position, Objective.MOST_CARDS, 3)
+    ranks = [(-m.cards_played, m.melds_changed) for m in result.moves]
+    assert ranks == sorted(ranks)
+    assert ranks[0] == (-2, 1)
 
 
 def test_check_knock_without_a_move_r10() -> None:
