@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from solver.melds import MeldKind, classify
+from solver.model import ModelOptions, TurnModel
 from solver.position import Position
 from solver.search import Objective, SolverError, SolveResult, max_cards_placed, solve_move
 from solver.validate import validate_move
@@ -30,7 +31,13 @@ from tests.reference.bruteforce import (
     format_move,
     solve,
 )
-from tests.reference.positions import MAX_WILDS, REARRANGEMENT, PositionSpec, random_spec
+from tests.reference.positions import (
+    MAX_WILDS,
+    REARRANGEMENT,
+    PositionSpec,
+    random_spec,
+    release_twins,
+)
 
 # Every MOVES_EVERY-th position asks the solver for several moves, all of which must be legal.
 MOVES_EVERY = 10
@@ -252,6 +259,18 @@ def compare(job: tuple[str, int] | tuple[str, int, int]) -> Outcome:
     max_wilds = job[2] if len(job) > 2 else MAX_WILDS
     several = SEVERAL_MOVES if seed % MOVES_EVERY == 0 else 1
     return compare_position(random_spec(ruleset_id, seed, max_wilds), seed, several)
+
+
+def compare_release_twin(job: tuple[str, int]) -> Outcome | None:
+    """``compare_position`` on the first of ``release_twins(ruleset_id, seed)`` whose model
+    counts a meld kept via a slot (``TurnModel.via``); None if none does."""
+    ruleset_id, seed = job
+    for spec in release_twins(ruleset_id, seed):
+        position = spec.build()
+        options = ModelOptions(max_new_melds=position.ruleset.max_new_melds)
+        if TurnModel(position, options).via:
+            return compare_position(spec, seed)
+    return None
 
 
 # ------------------------------------------------------------------------------------------

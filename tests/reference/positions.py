@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from solver.cards import JOKER_CARD, SUITS, Card, TableCard, WildValue, parse_table_card
+from solver.errors import InvalidRequest
 from solver.melds import MeldKind, Reading, classify
 from solver.position import Position, Turn, parse_position
 from solver.rulesets import RULESETS, Ruleset, SuitRule, WildKind, rank_of_position
@@ -386,6 +387,51 @@ def random_spec(ruleset_id: str, seed: int | str, max_wilds: int = MAX_WILDS) ->
         hand = [rng.choice(plain)]
         pool.take(hand)
     return PositionSpec(ruleset_id, players, tuple(table_codes), tuple(c.code for c in hand), turn)
+
+
+def release_twins(ruleset_id: str, seed: int | str) -> list[PositionSpec]:
+    """``random_spec`` with one meld added that a release could leave behind, one variant
+    per wild on its table (none without a table wild or copies left in the deck).
+
+    The added meld is a wild's meld with that wild replaced by the natural card of its
+    value (or three of its cards, that natural among them), and the natural goes to the
+    hand too: releasing the wild with it can leave the added meld's very cards on the
+    table, so the table shows that meld unchanged while its own cards went elsewhere
+    (melds changed are counted by cards). Random deals rarely hold such a pair.
+    """
+    spec = random_spec(ruleset_id, seed)
+    rng = random.Random(f"twin/{ruleset_id}/{seed}")
+    position = spec.build()
+    variants: list[PositionSpec] = []
+    for meld, classified in zip(position.table, position.readings, strict=True):
+        reading = classified.reading
+        for i, (value, wild) in enumerate(zip(reading.values, reading.wild, strict=True)):
+            if not wild or sum(reading.wild) > 1:
+                continue
+            if value.suit:
+                suits = [value.suit]
+            elif reading.kind is MeldKind.GROUP:  # R3: a suit the group's naturals lack
+                suits = [s for s in SUITS if all(tc.card.suit != s for tc in meld)]
+            else:
+                suits = list(SUITS)
+            if not suits:
+                continue
+            natural = Card(value.rank, rng.choice(suits))
+            twin = [natural if j == i else tc.card for j, tc in enumerate(meld)]
+            if len(twin) > 3 and rng.random() < 0.5:
+                start = rng.randint(max(0, i - 2), min(i, len(twin) - 3))
+                twin = twin[start : start + 3]
+            codes = tuple(card.code for card in twin)
+            variant = PositionSpec(
+                ruleset_id, spec.players, (*spec.table, codes), (*spec.hand, natural.code),
+                spec.turn,
+            )
+            try:
+                variant.build()
+            except InvalidRequest:  # more copies than the deck holds
+                continue
+            variants.append(variant)
+    return variants
 
 
 def wild_cards_in_play(position: Position) -> int:
