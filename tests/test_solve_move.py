@@ -54,12 +54,16 @@ def _position(case: dict[str, Any]) -> Position:
     )
 
 
-def _check(expect: dict[str, Any], cards: int, points: int, went_out: bool) -> None:
+def _check(
+    expect: dict[str, Any], cards: int, points: int, went_out: bool, melds_changed: int
+) -> None:
     assert cards == expect["cards"]
     if "points" in expect:
         assert points == expect["points"]
     if "went_out" in expect:
         assert went_out == expect["went_out"]
+    if "melds_changed" in expect:
+        assert melds_changed == expect["melds_changed"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['rule']}-{c['id']}" for c in CASES])
@@ -73,7 +77,7 @@ def test_vector_in_process(case: dict[str, Any]) -> None:
         return
     best = result.moves[0]
     _check(case["expect"], best.cards_played, best.verdict.hand_points_after,
-           best.verdict.went_out)
+           best.verdict.went_out, best.melds_changed)
     for solved in result.moves:  # every hint is a legal move (re-validated here too)
         assert validate_move(position, solved.move).legal
 
@@ -90,7 +94,7 @@ def test_vector_through_grpc(case: dict[str, Any], rummy_stub: rummy_pb2_grpc.Ru
             turn=rummy_pb2.Turn(**_turn(case)),
         ),
         objective=_OBJ.get(case.get("objective", ""), rummy_pb2.OBJECTIVE_UNSPECIFIED),
-        max_moves=2,
+        max_moves=3,  # as in-process: equally good moves come fewest melds changed first
         time_limit_ms=10_000,
     )
     response = rummy_stub.SolveMove(request, timeout=30)
@@ -99,7 +103,8 @@ def test_vector_through_grpc(case: dict[str, Any], rummy_stub: rummy_pb2_grpc.Ru
         assert len(response.moves) == 0
         return
     best = response.moves[0]
-    _check(case["expect"], len(best.played), best.hand_points_after, best.went_out)
+    _check(case["expect"], len(best.played), best.hand_points_after, best.went_out,
+           best.melds_changed)
     assert len({tuple(tuple(m.cards) for m in mv.move.table) for mv in response.moves}) == len(
         response.moves
     )
@@ -181,9 +186,9 @@ def test_rummikub_identical_runs_one_kept_one_taking_the_joker() -> None:
 def test_rummikub_a_release_meld_can_be_another_meld_unchanged(
     table: list[list[str]], hand: str, left: str
 ) -> None:
-    # SPEC §4 tie-break, counted by cards (docs/solver.md): the table after shows the
-    # second meld unchanged, so the play changes 1 meld, not 2, though placing every hand
-    # card breaks both up; a model that counted physical melds proved 2.
+    # SPEC §4 tie-break, counted by cards (docs/solver.md), after an R5 release: the table
+    # after shows the second meld unchanged, so the play changes 1 meld, not 2, though
+    # placing every hand card breaks both up; a model that counted physical melds proved 2.
     position = parse_position("rummikub", 2, table, hand.split(), Turn(has_opened=True))
     cards = len(position.hand)
     best = solve_move(position, Objective.MOST_CARDS).moves[0]
@@ -398,7 +403,8 @@ def test_moves_are_distinct_and_best_first() -> None:
 
 
 def test_equally_good_moves_come_fewest_melds_changed_first() -> None:
-    # SPEC §4: best first, and among equally good moves the fewest melds changed. D4 of
+    # SPEC §4: best first, and among equally good moves the fewest melds changed (R5
+    # releases on both sides). D4 of
     # tests/reference/DISAGREEMENTS.md: the model counts 2 changes for a table that shows
     # 1 (`AC AH JK=A` is the second meld's cards, rebuilt from other ones), so it finds
     # that table second; the answer lists it first.
