@@ -16,29 +16,26 @@ def _val(solver: cp_model.CpSolver, var: cp_model.LinearExprT) -> int:
     return int(solver.value(var))
 
 
-def rebuild_move(tm: TurnModel, solver: cp_model.CpSolver) -> tuple[Move, tuple[bool, ...]]:
-    """The move a solution describes, and for each meld after whether it is a kept meld."""
+def rebuild_move(tm: TurnModel, solver: cp_model.CpSolver) -> Move:
+    """The move a solution describes (which melds it changed is counted on its table, by
+    ``search.changed_melds``)."""
     melds: list[Meld] = []
-    kept_flags: list[bool] = []
     # A meld kept via a slot is that slot's meld, written below (TurnModel.via).
     for m, held in enumerate(tm.held):
         if _val(solver, held):
             melds.append(tm.position.readings[m].normalized)
-            kept_flags.append(True)
     free: list[Card] = []
     for card, var in tm.free_wild.items():
         free += [card] * _val(solver, var)
     for k, slot in enumerate(tm.slots):
         if _val(solver, slot.act):
             melds.append(_slot_meld(tm, solver, k, slot, free))
-            kept_flags.append(False)
     melds += _pool_runs(tm, solver, free)
     melds += _pool_groups(tm, solver, free)
-    kept_flags += [False] * (len(melds) - len(kept_flags))
     to_hand = tuple(tm.wilds[i].card for i, v in tm.th.items() if _val(solver, v))
     if free:
         raise AssertionError(f"free wilds left unplaced: {free}")
-    return Move(tuple(melds), to_hand), tuple(kept_flags)
+    return Move(tuple(melds), to_hand)
 
 
 def _slot_meld(

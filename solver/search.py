@@ -232,7 +232,7 @@ def solve_move(
             break
         if not moves:  # the primary objective's value (the solver's may be the tie-break's)
             objective_value = float(solver.value(_primary(tm, objective)[0]))
-        move, _ = rebuild_move(tm, solver)
+        move = rebuild_move(tm, solver)
         key = _table_key(move)
         if key not in seen:
             seen.add(key)
@@ -245,7 +245,7 @@ def solve_move(
     # Found best first by the model's count of melds changed; the table's own count can be
     # lower (docs/solver.md), so equally good moves are ordered by it (a stable sort: the
     # primary order stays).
-    moves.sort(key=lambda solved: (_rank(solved, objective), solved.melds_changed))
+    moves.sort(key=lambda solved: (primary_key(solved, objective), solved.melds_changed))
     stats = SolveStats(
         wall_time_ms=(time.monotonic() - started) * 1000.0,
         status=budget.status if moves or budget.status != "INFEASIBLE" else "NO_LEGAL_PLAY",
@@ -258,8 +258,8 @@ def solve_move(
     return SolveResult(tuple(moves), budget.optimal, stats)
 
 
-def _rank(solved: SolvedMove, objective: Objective) -> tuple[int, ...]:
-    """A move's primary value as a sort key: smaller is better."""
+def primary_key(solved: SolvedMove, objective: Objective) -> tuple[int, ...]:
+    """A move's value under ``objective`` as a sort key: smaller is better."""
     if objective is Objective.FEWEST_POINTS:
         return (solved.verdict.hand_points_after,)
     if objective is Objective.GO_OUT:
@@ -587,7 +587,7 @@ def _knock_play_exists(position: Position, time_limit_ms: int) -> tuple[bool, bo
     solver, status = _solve_primary(tm.model, True, budget)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return False, status == cp_model.INFEASIBLE
-    move, _ = rebuild_move(tm, solver)
+    move = rebuild_move(tm, solver)
     play = _checked(position, move, oracle)
     if not play.verdict.knock_eligible:
         raise SolverError(
