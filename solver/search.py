@@ -34,6 +34,8 @@ PRIMARY_TRIES: tuple[tuple[float | None, bool], ...] = (
     (None, True),
 )
 MAX_MOVES = 20
+# A move as the player sees it (``_table_key``): the table's melds, the cards taken back.
+TableKey = tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]
 
 
 class Objective(Enum):
@@ -222,7 +224,7 @@ def solve_move(
         return SolveResult((), True, SolveStats(status="NO_PLAY_ALLOWED"))
     tm, oracle = _turn_model(position, budget)
     moves: list[SolvedMove] = []
-    seen: set[tuple[tuple[str, ...], ...]] = set()
+    seen: set[TableKey] = set()
     objective_value = 0.0
     attempts = 0
     while len(moves) < max_moves and attempts < 3 * max_moves + 3:
@@ -487,8 +489,12 @@ def _forbid(tm: TurnModel, solver: cp_model.CpSolver) -> None:
     m.add_bool_or(diffs)
 
 
-def _table_key(move: Move) -> tuple[tuple[str, ...], ...]:
-    return tuple(sorted(tuple(tc.code for tc in meld) for meld in move.table))
+def _table_key(move: Move) -> TableKey:
+    """A move as the player sees it: each meld's cards with their written values, in any
+    order (a kept group keeps its old order, the same group laid from the pool's counts is
+    written in suit order), and the cards taken back to the hand."""
+    table = tuple(sorted(tuple(sorted(tc.code for tc in meld)) for meld in move.table))
+    return table, tuple(sorted(card.code for card in move.to_hand))
 
 
 def _meld_key(meld: Meld) -> tuple[str, ...]:

@@ -36,6 +36,13 @@ _OBJ = {"most_cards": rummy_pb2.OBJECTIVE_MOST_CARDS, "fewest_points":
         rummy_pb2.OBJECTIVE_FEWEST_POINTS, "go_out": rummy_pb2.OBJECTIVE_GO_OUT}
 
 
+def as_seen(solved: search.SolvedMove) -> tuple[object, ...]:
+    """A move as a player sees it: each meld's cards (wild values written) in any order,
+    the melds in any order, and the cards taken back to the hand."""
+    melds = sorted(sorted(tc.code for tc in meld) for meld in solved.move.table)
+    return tuple(tuple(m) for m in melds), tuple(sorted(c.code for c in solved.move.to_hand))
+
+
 def _turn(case: dict[str, Any]) -> dict[str, Any]:
     if "turn" in case:
         return dict(case["turn"])
@@ -385,9 +392,7 @@ def test_identical_melds_before_still_give_distinct_moves() -> None:
     for n in (2, 3):
         result = solve_move(position, Objective.MOST_CARDS, n)
         assert len(result.moves) == n
-        keys = {tuple(sorted(" ".join(tc.code for tc in meld) for meld in m.move.table))
-                for m in result.moves}
-        assert len(keys) == n
+        assert len({as_seen(m) for m in result.moves}) == n
         assert [m.cards_played for m in result.moves] == [7] * n  # QD stays in the hand
 
 
@@ -397,9 +402,32 @@ def test_moves_are_distinct_and_best_first() -> None:
     result = solve_move(position, Objective.MOST_CARDS, 5)
     played = [m.cards_played for m in result.moves]
     assert played == sorted(played, reverse=True)
-    tables = [tuple(sorted(tuple(tc.code for tc in meld) for meld in m.move.table))
-              for m in result.moves]
+    tables = [as_seen(m) for m in result.moves]
     assert len(set(tables)) == len(tables)
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players", "table", "hand", "turn", "n"),
+    [
+        # The 8s kept, or laid again from the pool's counts, which write a group in suit
+        # order (8D 8H 8S): one table, which came back as a third move.
+        ("mexe-mexe", 2, [["10H", "10D", "10C"], ["8H", "8S", "8D"]],
+         ["10S", "2S", "JH", "5H"], Turn(cards_drawn=1, has_melded_sequence=True), 3),
+        # AS AC AH kept, or laid again: one table, twice (found by a gRPC fuzz run).
+        ("rummikub", 4, [["AS", "AC", "AH"], ["AC", "AH", "JK=A"]],
+         ["AS", "AD", "7D", "2S"], Turn(has_opened=True), 2),
+    ],
+)
+def test_moves_are_distinct_whatever_order_a_meld_is_written_in(
+    ruleset: str, players: int, table: list[list[str]], hand: list[str], turn: Turn, n: int
+) -> None:
+    """SPEC §4 SolveMove: "distinct = different multiset of cards played or different
+    table". A group's cards in another order are the same meld."""
+    position = parse_position(ruleset, players, table, hand, turn)
+    for objective in Objective:
+        result = solve_move(position, objective, n)
+        tables = [as_seen(m) for m in result.moves]
+        assert len(set(tables)) == len(tables), tables
 
 
 def test_equally_good_moves_come_fewest_melds_changed_first() -> None:

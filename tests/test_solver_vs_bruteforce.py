@@ -11,14 +11,18 @@ reference (``tests.reference.bruteforce``), which enumerates every candidate tab
 - ``max_cards_placed(position, max_new_melds=0)`` versus the largest add (shangai,
   manipulation: R8's "an add must be maximal"),
 - an empty move list exactly when no legal play exists,
+- carrossel's CheckKnock without a move (R10, ``knock_reach``): the lowest hand total,
+  whether a knock is reachable (a legal play laying a hand card and leaving 1-5 points,
+  also where going out is), whether going out is, and a legal witness,
 - the SPEC §4 tie-break: the fewest melds changed among the most-cards optima, where the
   solver proved it (``SolveStats.tie_break_proved``); where a work limit stopped the
   tie-break, the move may change more melds but never fewer, and that stays rare
   (``MAX_TIE_BREAK_SHORT``),
 
 and every move the solver returns must be legal (``validate_move``, and the reference's own
-R8 check). A disagreement is not "fixed" here: ``python -m tests.reference.differential``
-minimises it into ``tests/reference/DISAGREEMENTS.md``.
+R8 check) and, where several are asked for, no two alike. A disagreement is not "fixed"
+here: ``python -m tests.reference.differential`` minimises it into
+``tests/reference/DISAGREEMENTS.md``.
 
 The positions run in ``WORKERS`` processes. Coverage counts (positions where a wild had to be
 released, going out was possible, no play existed, …) are printed and asserted, so that the
@@ -65,7 +69,8 @@ MAX_TIE_BREAK_SHORT = 0.01
 # Minimum coverage, as a share of the positions of a ruleset (measured shares are 2-5x these).
 COVERAGE: dict[str, dict[str, float]] = {
     "carrossel": {"play": 0.5, "no_play": 0.03, "go_out": 0.2, "release_needed": 0.05,
-                  "ace_low": 0.05, "ace_high": 0.05, "meld_play": 0.2},
+                  "ace_low": 0.05, "ace_high": 0.05, "meld_play": 0.2, "knock": 0.2,
+                  "knock_or_go_out": 0.05},
     "mexe-mexe": {"play": 0.5, "no_play": 0.03, "go_out": 0.2, "release_needed": 0.05,
                   "ace_low": 0.05, "ace_high": 0.05, "meld_play": 0.2, "to_hand": 0.1},
     "vatikan": {"play": 0.5, "no_play": 0.03, "go_out": 0.2, "release_needed": 0.05,

@@ -420,6 +420,7 @@ class Optima:
     go_out: Best | None  # None: going out is impossible
     add_only: Best | None  # largest add (no net new meld), legal but for R8's maximality
     to_hand: Best | None = None  # mexe-mexe: the largest legal play with a 2 taken back
+    knock: Best | None = None  # carrossel: a legal play after which a knock is allowed (R10)
     # SPEC §4 tie-break: among the plays placing the most cards, the fewest melds before
     # that are not on the table after as they were.
     fewest_changed: int | None = None
@@ -506,12 +507,20 @@ def solve(position: Position, validate: Validator = base_validator) -> Optima:
         to_hand = best(levels(lambda s: -laid(s), taking), legal_play)
     points = best(levels(enumeration.points_after, splits), legal_play)
     gone = best([[s for s in splits if enumeration.cards_left(s) == 0]], legal_play)
+    knock = None
+    if ruleset.knock_threshold:
+        # R10: "After a play that placed >= 1 hand card and left a hand worth 1-5 points"
+        # (every split lays a hand card); the fewest points first, for a witness.
+        allowed = [s for s in splits if 1 <= enumeration.points_after(s) <= ruleset.knock_threshold]
+        found = best(levels(enumeration.points_after, allowed), legal_play)
+        knock = Best(found.points_after, found) if found else None
     optima = Optima(
         most_cards=Best(len(most.played), most) if most else None,
         fewest_points=Best(points.points_after, points) if points else None,
         go_out=Best(0, gone) if gone else None,
         add_only=Best(largest_add, add_only) if add_only else None,
         to_hand=Best(len(to_hand.played), to_hand) if to_hand else None,
+        knock=knock,
         fewest_changed=fewest_changed,
         candidates=sum(len(v) for v in enumeration._tables.values()),
         validated=len(verdicts),

@@ -22,7 +22,15 @@ from dataclasses import dataclass, field, replace
 from solver.melds import MeldKind, classify
 from solver.model import ModelOptions, TurnModel
 from solver.position import Position
-from solver.search import Objective, SolverError, SolveResult, max_cards_placed, solve_move
+from solver.search import (
+    KnockReach,
+    Objective,
+    SolverError,
+    SolveResult,
+    knock_reach,
+    max_cards_placed,
+    solve_move,
+)
 from solver.validate import validate_move
 from tests.reference.bruteforce import (
     Best,
@@ -39,7 +47,8 @@ from tests.reference.positions import (
     release_twins,
 )
 
-# Every MOVES_EVERY-th position asks the solver for several moves, all of which must be legal.
+# Every MOVES_EVERY-th position asks the solver for several moves, all of which must be legal
+# and distinct.
 MOVES_EVERY = 10
 SEVERAL_MOVES = 3
 
@@ -123,6 +132,10 @@ def reference_flags(optima: Optima, position: Position) -> set[str]:
         flags.add("to_hand")  # a legal play takes a released 2 back to the hand
     if optima.go_out is not None:
         flags.add("go_out")
+    if optima.knock is not None:
+        flags.add("knock")  # R10: some play allows a knock
+        if optima.go_out is not None:
+            flags.add("knock_or_go_out")  # the lowest total (0) is not a knock: a search of its own
     if most.new_melds > 0:
         flags.add("meld_play")
     if optima.add_only is not None:
@@ -138,12 +151,22 @@ def reference_flags(optima: Optima, position: Position) -> set[str]:
 def _check_move_legal(
     position: Position, optima: Optima, result: SolveResult, what: str, problems: list[str]
 ) -> None:
-    """Every returned move: legal for the validator, and for the reference's own R8 check.
+    """Every returned move: legal for the validator, and for the reference's own R8 check;
+    and no two moves alike (SPEC §4: a different table or different cards played).
 
     The validator's R8 search question goes to the reference (not to CP-SAT, which
     ``solve_move`` has already consulted when it re-checked its own moves).
     """
     largest_add = optima.add_only.value if optima.add_only else 0
+    seen = [
+        (sorted(sorted(tc.code for tc in meld) for meld in m.move.table),
+         sorted(c.code for c in m.move.to_hand))
+        for m in result.moves
+    ]
+    for k, move_seen in enumerate(seen):
+        if move_seen in seen[:k]:
+            problems.append(f"{what}: move {k} [{format_move(result.moves[k].move)}] is an "
+                            f"earlier move again")
     for k, solved in enumerate(result.moves):
         move = solved.move
         full = validate_move(position, move, max_placed=optima.max_placed)
@@ -186,6 +209,12 @@ def compare_position(spec: PositionSpec, seed: int = -1, several: int = 1) -> Ou
     add_placed: int | None = None
     if position.ruleset.add_must_be_maximal:
         add_placed = max_cards_placed(position, max_new_melds=0)
+    reach: KnockReach | None = None
+    if position.ruleset.knock_threshold:
+        try:
+            reach = knock_reach(position)
+        except SolverError as exc:
+            problems.append(f"CheckKnock: SolverError: {exc}")
     outcome.solver_seconds = time.perf_counter() - started
 
     for objective, result in results.items():
@@ -223,6 +252,8 @@ def compare_position(spec: PositionSpec, seed: int = -1, several: int = 1) -> Ou
                 f"{what}: solver {_solver_text(result)}; reference going out "
                 f"{_best_text(optima.go_out)}"
             )
+    if reach is not None:
+        _check_knock(position, optima, reach, problems)
     if add_placed is not None:
         expected = optima.add_only.value if optima.add_only else 0
         if add_placed != expected:
@@ -231,6 +262,33 @@ def compare_position(spec: PositionSpec, seed: int = -1, several: int = 1) -> Ou
                 f"{_best_text(optima.add_only)}"
             )
     return outcome
+
+
+def _check_knock(
+    position: Position, optima: Optima, reach: KnockReach, problems: list[str]
+) -> None:
+    """CheckKnock without a move (R10): the lowest hand total reachable, whether a knock and
+    going out are reachable, and a legal witness that reaches that total."""
+    best = optima.fewest_points.value if optima.fewest_points else None
+    if reach.best_hand_points != best:
+        problems.append(f"CheckKnock: best hand points {reach.best_hand_points}; reference {best}")
+    if reach.can_knock != (optima.knock is not None):
+        problems.append(
+            f"CheckKnock: can_knock {reach.can_knock}; reference {_best_text(optima.knock)}"
+        )
+    if reach.can_go_out != (optima.go_out is not None):
+        problems.append(
+            f"CheckKnock: can_go_out {reach.can_go_out}; reference {_best_text(optima.go_out)}"
+        )
+    if not reach.optimal:
+        problems.append("CheckKnock: the solver did not prove its answer")
+    if reach.witness is not None:
+        verdict = validate_move(position, reach.witness.move, max_placed=optima.max_placed)
+        if not verdict.legal or verdict.hand_points_after != reach.best_hand_points:
+            problems.append(
+                f"CheckKnock: witness [{format_move(reach.witness.move)}] is illegal or does "
+                f"not leave {reach.best_hand_points} points"
+            )
 
 
 def _check_tie_break(result: SolveResult, optima: Optima, outcome: Outcome) -> None:

@@ -1,0 +1,213 @@
+"""Seeded random requests to SolveMove and CheckKnock through gRPC (SPEC §5, issue 4).
+
+Each request starts from a random valid position of a rearrangement ruleset (small from
+``tests.reference.positions``, or a dealt table of up to 100 cards from ``bench.positions``)
+and may then be spoiled: a card dropped from a meld or the hand, a stray or malformed code,
+melds shuffled into each other, odd turn flags, player counts and ruleset names, and
+objectives, ``max_moves`` and ``time_limit_ms`` out of range. Whatever arrives:
+
+- the answer is OK, INVALID_ARGUMENT with a ``google.rpc.BadRequest`` naming the fields,
+  or UNIMPLEMENTED for carioca, never INTERNAL, UNKNOWN or a deadline missed;
+- every move SolveMove returns is legal for ValidateMove, with the same effects, and no two
+  moves are alike (a different table or different cards played);
+- CheckKnock with one of those moves says it allows a knock exactly when ValidateMove does;
+- CheckKnock's witness is legal and leaves the best hand points it reports.
+
+A failure prints the request, to replay it. ``CARROSSEL_FUZZ_REQUESTS`` sets how many
+(``/tmp`` runs of 3 × 1,500 found the duplicate moves of
+``test_moves_are_distinct_whatever_order_a_meld_is_written_in``, and nothing else).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import random
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf import text_format
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+from bench.positions import SIZES
+from bench.positions import random_position as deal
+from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
+from tests.reference.positions import REARRANGEMENT, random_spec
+
+REQUESTS = int(os.environ.get("CARROSSEL_FUZZ_REQUESTS", "200"))
+SEED = 17
+DEADLINE_S = 60  # far above any time limit asked for: only a hang reaches it
+
+CODES = [r + s for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+         for s in "SHDC"] + ["JK"]
+MALFORMED = ["", "XX", "JK=", "JK=Z", "JK=10", "JK=QH", "2S=5", "2S=5D", "AS=2", "1S", "11H",
+             "jk", " AS", "JK=JK", "2H=2H", "10"]
+
+
+def _start(rng: random.Random) -> tuple[str, int, list[list[str]], list[str], dict[str, Any]]:
+    ruleset = rng.choice(REARRANGEMENT)
+    if rng.random() < 0.6:
+        spec = random_spec(ruleset, rng.randrange(10**9), max_wilds=rng.choice((0, 2, 4)))
+    else:
+        size = rng.choice(("small", "mid", "large"))
+        spec = deal(rng, ruleset, table_size=SIZES[size], hand_size=(1, 20),
+                    table_jokers=rng.randint(0, 2), hand_jokers=rng.randint(0, 2))
+    turn = {"cards_drawn": spec.turn.cards_drawn, "stock_empty": spec.turn.stock_empty,
+            "has_melded_sequence": spec.turn.has_melded_sequence,
+            "has_opened": spec.turn.has_opened}
+    return ruleset, spec.players, [list(m) for m in spec.table], list(spec.hand), turn
+
+
+def _spoil(rng: random.Random, ruleset: str, players: int, table: list[list[str]],
+           hand: list[str], turn: dict[str, Any]) -> rummy_pb2.RummyPosition:
+    """Up to three random changes, any of which may make the position malformed."""
+    for _ in range(rng.choice((0, 0, 0, 1, 1, 2, 3))):
+        change = rng.randrange(13)
+        if change == 0 and table:
+            meld = rng.choice(table)
+            if meld:
+                meld.pop(rng.randrange(len(meld)))
+        elif change == 1:
+            hand.append(rng.choice(CODES))
+        elif change == 2:
+            (rng.choice(table) if table and rng.random() < 0.5 else hand).append(
+                rng.choice(MALFORMED))
+        elif change == 3 and hand:
+            hand.pop(rng.randrange(len(hand)))
+        elif change == 4:
+            turn["cards_drawn"] = rng.choice((-1, 0, 1, 2, 3, 4, 99))
+        elif change == 5:
+            turn["has_opened"] = not turn["has_opened"]
+        elif change == 6:
+            turn["has_melded_sequence"] = not turn["has_melded_sequence"]
+        elif change == 7:
+            turn["stock_empty"] = not turn["stock_empty"]
+        elif change == 8:
+            players = rng.choice((-1, 0, 1, 2, 3, 4, 5, 6, 8, 100))
+        elif change == 9:
+            ruleset = rng.choice((*REARRANGEMENT, "carioca", "buraco", "", "RUMMIKUB"))
+        elif change == 10 and len(table) > 1:
+            a, b = rng.sample(range(len(table)), 2)
+            if table[a] and table[b]:
+                i, j = rng.randrange(len(table[a])), rng.randrange(len(table[b]))
+                table[a][i], table[b][j] = table[b][j], table[a][i]
+        elif change == 11:
+            table.append([rng.choice(CODES) for _ in range(rng.randint(0, 5))])
+        elif change == 12 and table and hand:
+            meld = rng.choice(table)
+            meld.insert(rng.randint(0, len(meld)), hand.pop())
+    return rummy_pb2.RummyPosition(
+        ruleset=ruleset, players=players, hand=hand,
+        table=[rummy_pb2.Meld(cards=m) for m in table], turn=rummy_pb2.Turn(**turn))
+
+
+@functools.cache
+def _requests() -> list[tuple[rummy_pb2.SolveMoveRequest, rummy_pb2.CheckKnockRequest]]:
+    rng = random.Random(SEED)
+    out = []
+    for _ in range(REQUESTS):
+        position = _spoil(rng, *_start(rng))
+        odd = rng.random() < 0.1  # a number out of range, which must be refused
+        solve = rummy_pb2.SolveMoveRequest(
+            position=position,
+            objective=rng.choice((0, 1, 2, 3, 9) if odd else (0, 1, 2, 3)),
+            max_moves=rng.choice((21, -1) if odd else (0, 1, 2, 3, 5)),
+            time_limit_ms=rng.choice((1, 5, 50, 300, -3) if odd else (1, 5, 50, 300)),
+        )
+        knock = rummy_pb2.CheckKnockRequest(
+            position=position, time_limit_ms=rng.choice((1, 50, 300)))
+        out.append((solve, knock))
+    return out
+
+
+def _refused_properly(error: grpc.RpcError, ruleset: str) -> str | None:
+    """None when the error is an allowed answer to a bad request, else what is wrong."""
+    code = error.code()
+    if code is grpc.StatusCode.UNIMPLEMENTED and ruleset == "carioca":
+        return None
+    if code is not grpc.StatusCode.INVALID_ARGUMENT:
+        return f"{code.name}: {error.details()}"
+    status = rpc_status.from_call(error)
+    for detail in status.details if status else ():
+        bad = error_details_pb2.BadRequest()
+        if detail.Unpack(bad) and bad.field_violations:
+            return None
+    return f"INVALID_ARGUMENT without BadRequest field violations: {error.details()}"
+
+
+def _as_seen(move: rummy_pb2.RummyMove) -> tuple[object, ...]:
+    melds = sorted(sorted(meld.cards) for meld in move.table)
+    return tuple(tuple(m) for m in melds), tuple(sorted(move.to_hand))
+
+
+def _judge(stub: rummy_pb2_grpc.RummyServiceStub, position: rummy_pb2.RummyPosition,
+           move: rummy_pb2.RummyMove) -> rummy_pb2.ValidateMoveResponse:
+    request = rummy_pb2.ValidateMoveRequest(position=position, move=move)
+    verdict: rummy_pb2.ValidateMoveResponse = stub.ValidateMove(request, timeout=DEADLINE_S)
+    return verdict
+
+
+def _solve_problems(stub: rummy_pb2_grpc.RummyServiceStub,
+                    request: rummy_pb2.SolveMoveRequest) -> list[str]:
+    try:
+        response = stub.SolveMove(request, timeout=DEADLINE_S)
+    except grpc.RpcError as error:
+        wrong = _refused_properly(error, request.position.ruleset)
+        return [f"SolveMove answered {wrong}"] if wrong else []
+    problems = []
+    if len(response.moves) > max(request.max_moves, 1):
+        problems.append(f"{len(response.moves)} moves for max_moves {request.max_moves}")
+    seen = [_as_seen(solved.move) for solved in response.moves]
+    if len(set(seen)) != len(seen):
+        problems.append("two moves alike")
+    for k, solved in enumerate(response.moves):
+        verdict = _judge(stub, request.position, solved.move)
+        if not verdict.legal:
+            problems.append(f"move {k} is illegal: {verdict.violations}")
+        effects = (sorted(solved.played), sorted(solved.hand_after), solved.hand_points_after,
+                   solved.went_out, solved.knock_eligible)
+        judged = (sorted(verdict.played), sorted(verdict.hand_after), verdict.hand_points_after,
+                  verdict.went_out, verdict.knock_eligible)
+        if effects != judged:
+            problems.append(f"move {k}: effects {effects}, ValidateMove says {judged}")
+        knock = stub.CheckKnock(
+            rummy_pb2.CheckKnockRequest(position=request.position, move=solved.move),
+            timeout=DEADLINE_S,
+        )
+        if knock.eligible != verdict.knock_eligible:
+            problems.append(f"move {k}: CheckKnock eligible {knock.eligible} ({knock.reason}), "
+                            f"ValidateMove knock_eligible {verdict.knock_eligible}")
+    return problems
+
+
+def _knock_problems(stub: rummy_pb2_grpc.RummyServiceStub,
+                    request: rummy_pb2.CheckKnockRequest) -> list[str]:
+    try:
+        response = stub.CheckKnock(request, timeout=DEADLINE_S)
+    except grpc.RpcError as error:
+        wrong = _refused_properly(error, request.position.ruleset)
+        return [f"CheckKnock answered {wrong}"] if wrong else []
+    if not response.HasField("witness"):
+        return []
+    verdict = _judge(stub, request.position, response.witness)
+    if not verdict.legal:
+        return [f"the witness is illegal: {verdict.violations}"]
+    if verdict.hand_points_after != response.best_hand_points:
+        return [f"the witness leaves {verdict.hand_points_after} points, "
+                f"best_hand_points says {response.best_hand_points}"]
+    return []
+
+
+@pytest.mark.parametrize("n", range(0, REQUESTS, 20))
+def test_random_requests_are_answered_or_refused_never_wrong(
+    rummy_stub: rummy_pb2_grpc.RummyServiceStub, n: int
+) -> None:
+    failures = []
+    for solve, knock in _requests()[n : n + 20]:
+        problems = _solve_problems(rummy_stub, solve) + _knock_problems(rummy_stub, knock)
+        if problems:
+            failures.append("; ".join(problems) + "\n" + text_format.MessageToString(
+                solve, as_one_line=True))
+    assert not failures, "\n\n".join(failures)
