@@ -226,13 +226,18 @@ def solve_move(
     moves: list[SolvedMove] = []
     seen: set[TableKey] = set()
     objective_value = 0.0
+    # `optimal` speaks of the first move (proto: "proved the first move optimal"): further
+    # moves that a time limit cuts short do not unsay it.
+    first_proved: bool | None = None
     attempts = 0
     while len(moves) < max_moves and attempts < 3 * max_moves + 3:
         attempts += 1
         solver = _solve_lexicographic(tm, objective, budget)
         if solver is None:
             break
-        if not moves:  # the primary objective's value (the solver's may be the tie-break's)
+        if first_proved is None:
+            first_proved = budget.optimal
+            # The primary objective's value (the solver's may be the tie-break's).
             objective_value = float(solver.value(_primary(tm, objective)[0]))
         move = rebuild_move(tm, solver)
         key = _table_key(move)
@@ -242,7 +247,6 @@ def solve_move(
         if len(moves) < max_moves:
             _forbid(tm, solver)
         if time.monotonic() >= budget.deadline:
-            budget.optimal = False
             break
     # Found best first by the model's count of melds changed; the table's own count can be
     # lower (docs/solver.md), so equally good moves are ordered by it (a stable sort: the
@@ -257,7 +261,8 @@ def solve_move(
         solves=budget.solves,
         tie_break_proved=budget.tie_break_proved is not False,
     )
-    return SolveResult(tuple(moves), budget.optimal, stats)
+    optimal = budget.optimal if first_proved is None else first_proved
+    return SolveResult(tuple(moves), optimal, stats)
 
 
 def primary_key(solved: SolvedMove, objective: Objective) -> tuple[int, ...]:

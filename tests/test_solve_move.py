@@ -543,6 +543,29 @@ def test_tiny_time_limit_answers_without_hanging(
     assert response.stats.status  # an answer (possibly not optimal), never a hang
 
 
+def test_optimal_is_about_the_first_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    """proto SolveMoveResponse.optimal: "Whether the solver proved the first move optimal".
+    Time running out while a second move is searched returns the first, still proved (the
+    clock is stopped for the test: it runs out right after the first move's solve)."""
+    position = parse_position("carrossel", 2, [["4H", "5S", "6D"]], ["3C", "7H", "KD"],
+                              Turn(cards_drawn=1))
+    solve_first = search._solve_lexicographic
+    calls = []
+
+    def out_of_time_after_first(tm: Any, objective: Objective, budget: Any) -> Any:
+        calls.append(budget)
+        if len(calls) > 1:
+            return None  # as if the time limit stopped the search, with nothing found
+        found = solve_first(tm, objective, budget)
+        budget.deadline = 0.0  # the clock has run out
+        return found
+
+    monkeypatch.setattr(search, "_solve_lexicographic", out_of_time_after_first)
+    result = solve_move(position, Objective.MOST_CARDS, 3)
+    assert len(result.moves) == 1 and result.moves[0].cards_played == 2
+    assert result.optimal
+
+
 def test_cli_hint(capsys: pytest.CaptureFixture[str]) -> None:
     code = cli_main(["hint", "carrossel", "--table", "7H 8S JK=9", "--hand", "5C 9D", "-n", "2"])
     out = capsys.readouterr().out
