@@ -23,8 +23,12 @@ MAX_CODES_PER_REQUEST = 1000
 MAX_CODE_LENGTH = 16
 """The longest card code accepted (``JK=10H`` has 6 characters)."""
 
-DEFAULT_SOLVE_MS = 2000
-"""Solver time when a request gives no ``time_limit_ms``."""
+DEFAULT_SOLVE_MS = 10_000
+"""Solver time when a request gives no ``time_limit_ms``: the library's and the CLI's own
+default (``solver.search.DEFAULT_TIME_LIMIT_MS``). Typical positions are settled in
+milliseconds whatever the limit; a hard one (a mid table with several jokers and a long
+hand) can need a few seconds to find its optimum, and a client that prefers a quick
+unproved hint asks for less (docs/api.md)."""
 
 MAX_SOLVE_MS = 30_000
 """The most solver time one request may ask for."""

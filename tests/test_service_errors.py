@@ -13,6 +13,8 @@ from grpc_status import rpc_status
 
 from carrossel.v1 import fishing_pb2, rulesets_pb2, rummy_pb2
 from service.handlers import validate_move
+from service.limits import solve_time_limit_s
+from solver.search import DEFAULT_TIME_LIMIT_MS
 
 
 def position(**overrides: Any) -> rummy_pb2.RummyPosition:
@@ -267,3 +269,25 @@ def test_invalid_request_raised_by_a_handler_becomes_bad_request(
     request = rummy_pb2.ValidateMoveRequest(position=position(), move=same_table_move())
     found = field_violations(call_error(rummy_stub.ValidateMove, request))
     assert found == {"move.discard": "no discard in carrossel"}
+
+
+class _Deadline:
+    """The one ServicerContext method ``solve_time_limit_s`` reads."""
+
+    def __init__(self, remaining_s: float | None) -> None:
+        self.remaining_s = remaining_s
+
+    def time_remaining(self) -> float | None:
+        return self.remaining_s
+
+
+def test_solver_time_is_the_limit_asked_or_10_s_within_the_deadline() -> None:
+    """SPEC §5: solver time is the smaller of time_limit_ms and the call's deadline; 0
+    means the library's own default (docs/api.md), at most 30 s, and 100 ms of the deadline
+    are kept back to send the answer."""
+    assert solve_time_limit_s(0, _Deadline(None)) == 10.0  # type: ignore[arg-type]
+    assert solve_time_limit_s(0, _Deadline(None)) * 1000 == DEFAULT_TIME_LIMIT_MS  # type: ignore[arg-type]
+    assert solve_time_limit_s(500, _Deadline(None)) == 0.5  # type: ignore[arg-type]
+    assert solve_time_limit_s(99_999, _Deadline(None)) == 30.0  # type: ignore[arg-type]
+    assert solve_time_limit_s(0, _Deadline(1.0)) == 0.9  # type: ignore[arg-type]
+    assert solve_time_limit_s(0, _Deadline(0.05)) == 0.01  # type: ignore[arg-type]

@@ -13,9 +13,9 @@ objectives, ``max_moves`` and ``time_limit_ms`` out of range. Whatever arrives:
 - CheckKnock with one of those moves says it allows a knock exactly when ValidateMove does;
 - CheckKnock's witness is legal and leaves the best hand points it reports.
 
-A failure prints the request, to replay it. ``CARROSSEL_FUZZ_REQUESTS`` sets how many
-(``/tmp`` runs of 3 × 1,500 found the duplicate moves of
-``test_moves_are_distinct_whatever_order_a_meld_is_written_in``, and nothing else).
+A failure prints the request, to replay it. ``CARROSSEL_FUZZ_REQUESTS`` sets how many.
+Outside the suite, 3 × 1,500 such requests (other seeds) found the repeated moves of
+``test_moves_are_distinct_whatever_order_a_meld_is_written_in`` and nothing else.
 """
 
 from __future__ import annotations
