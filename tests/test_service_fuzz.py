@@ -149,14 +149,20 @@ def _judge(stub: rummy_pb2_grpc.RummyServiceStub, position: rummy_pb2.RummyPosit
     return verdict
 
 
-def _solve_problems(stub: rummy_pb2_grpc.RummyServiceStub,
-                    request: rummy_pb2.SolveMoveRequest) -> list[str]:
+def _answer(call: Any, request: Any) -> tuple[Any, list[str]]:
+    """The call's answer, or None and what is wrong unless it was refused properly."""
     try:
-        response = stub.SolveMove(request, timeout=DEADLINE_S)
+        return call(request, timeout=DEADLINE_S), []
     except grpc.RpcError as error:
         wrong = _refused_properly(error, request.position.ruleset)
-        return [f"SolveMove answered {wrong}"] if wrong else []
-    problems = []
+        return None, [f"{type(request).__name__} answered {wrong}"] if wrong else []
+
+
+def _solve_problems(stub: rummy_pb2_grpc.RummyServiceStub,
+                    request: rummy_pb2.SolveMoveRequest) -> list[str]:
+    response, problems = _answer(stub.SolveMove, request)
+    if response is None:
+        return problems
     if len(response.moves) > max(request.max_moves, 1):
         problems.append(f"{len(response.moves)} moves for max_moves {request.max_moves}")
     seen = [_as_seen(solved.move) for solved in response.moves]
@@ -184,13 +190,9 @@ def _solve_problems(stub: rummy_pb2_grpc.RummyServiceStub,
 
 def _knock_problems(stub: rummy_pb2_grpc.RummyServiceStub,
                     request: rummy_pb2.CheckKnockRequest) -> list[str]:
-    try:
-        response = stub.CheckKnock(request, timeout=DEADLINE_S)
-    except grpc.RpcError as error:
-        wrong = _refused_properly(error, request.position.ruleset)
-        return [f"CheckKnock answered {wrong}"] if wrong else []
-    if not response.HasField("witness"):
-        return []
+    response, problems = _answer(stub.CheckKnock, request)
+    if response is None or not response.HasField("witness"):
+        return problems
     verdict = _judge(stub, request.position, response.witness)
     if not verdict.legal:
         return [f"the witness is illegal: {verdict.violations}"]
