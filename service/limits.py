@@ -13,6 +13,7 @@ from contextlib import AbstractContextManager, contextmanager
 import grpc
 
 from service.errors import abort_resource_exhausted
+from solver.search import DEFAULT_TIME_LIMIT_MS
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 """The largest request or response message, in bytes (both directions)."""
@@ -23,9 +24,9 @@ MAX_CODES_PER_REQUEST = 1000
 MAX_CODE_LENGTH = 16
 """The longest card code accepted (``JK=10H`` has 6 characters)."""
 
-DEFAULT_SOLVE_MS = 10_000
+DEFAULT_SOLVE_MS = DEFAULT_TIME_LIMIT_MS
 """Solver time when a request gives no ``time_limit_ms``: the library's and the CLI's own
-default (``solver.search.DEFAULT_TIME_LIMIT_MS``). Typical positions are settled in
+default (10 s). Typical positions are settled in
 milliseconds whatever the limit; a hard one (a mid table with several jokers and a long
 hand) can need a few seconds to find its optimum, and a client that prefers a quick
 unproved hint asks for less (docs/api.md)."""

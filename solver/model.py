@@ -251,10 +251,10 @@ class TurnModel:
             for w in (self.wilds[i] for i in self.releasable)
         ]
         for m, meld in enumerate(self.position.table):
-            reading = self.before[m]
-            if any(reading.wild) or any(self.rs.is_wild_card(tc.card) for tc in meld):
+            if not self._all_natural(m):
                 continue
-            codes = Counter(_nat_code(tc.card) for tc in meld)
+            reading = self.before[m]
+            codes = self.meld_naturals[m]
             if not any(
                 codes[code] and not (codes - Counter({code: 1})) - origin
                 for released, origin in wanted
@@ -274,15 +274,21 @@ class TurnModel:
         self.linked_runs: dict[int, RunKey] = {}
         self.linked_groups: dict[int, GroupKey] = {}  # confirmed by _build_pool per rank
         for m, meld in enumerate(self.position.table):
-            reading = self.before[m]
-            if any(reading.wild) or any(rs.is_wild_card(tc.card) for tc in meld):
+            if not self._all_natural(m):
                 continue
+            reading = self.before[m]
             if reading.kind is MeldKind.SEQUENCE and self.same_suit and reading.suit:
                 ends = (min(reading.positions), max(reading.positions))
                 self.linked_runs[m] = (*ends, reading.suit)
             elif reading.kind is MeldKind.GROUP and rs.group_suits_distinct:
                 suits = {tc.card.suit for tc in meld}
                 self.linked_groups[m] = (reading.rank, tuple(x for x in SUITS if x in suits))
+
+    def _all_natural(self, m: int) -> bool:
+        """Meld ``m`` before holds no wild and no card that could be one (a mexe-mexe 2)."""
+        return not any(self.before[m].wild) and not any(
+            self.rs.is_wild_card(tc.card) for tc in self.position.table[m]
+        )
 
     def _release_codes(self, wild: TableWild) -> list[Code]:
         return [

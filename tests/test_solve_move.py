@@ -28,19 +28,13 @@ from solver.rebuild import _deal_suited
 from solver.rulesets import RULESETS, DrawRule
 from solver.search import Objective, knock_reach, solve_move
 from solver.validate import validate_move
+from tests.reference.bruteforce import as_seen
 from tests.reference.positions import random_position, wild_cards_in_play
 
 VECTORS = Path(__file__).parent / "vectors" / "solve" / "solve.toml"
 CASES: list[dict[str, Any]] = tomllib.loads(VECTORS.read_text())["case"]
 _OBJ = {"most_cards": rummy_pb2.OBJECTIVE_MOST_CARDS, "fewest_points":
         rummy_pb2.OBJECTIVE_FEWEST_POINTS, "go_out": rummy_pb2.OBJECTIVE_GO_OUT}
-
-
-def as_seen(solved: search.SolvedMove) -> tuple[object, ...]:
-    """A move as a player sees it: each meld's cards (wild values written) in any order,
-    the melds in any order, and the cards taken back to the hand."""
-    melds = sorted(sorted(tc.code for tc in meld) for meld in solved.move.table)
-    return tuple(tuple(m) for m in melds), tuple(sorted(c.code for c in solved.move.to_hand))
 
 
 def _turn(case: dict[str, Any]) -> dict[str, Any]:
@@ -392,7 +386,7 @@ def test_identical_melds_before_still_give_distinct_moves() -> None:
     for n in (2, 3):
         result = solve_move(position, Objective.MOST_CARDS, n)
         assert len(result.moves) == n
-        assert len({as_seen(m) for m in result.moves}) == n
+        assert len({as_seen(m.move) for m in result.moves}) == n
         assert [m.cards_played for m in result.moves] == [7] * n  # QD stays in the hand
 
 
@@ -402,7 +396,7 @@ def test_moves_are_distinct_and_best_first() -> None:
     result = solve_move(position, Objective.MOST_CARDS, 5)
     played = [m.cards_played for m in result.moves]
     assert played == sorted(played, reverse=True)
-    tables = [as_seen(m) for m in result.moves]
+    tables = [as_seen(m.move) for m in result.moves]
     assert len(set(tables)) == len(tables)
 
 
@@ -426,7 +420,7 @@ def test_moves_are_distinct_whatever_order_a_meld_is_written_in(
     position = parse_position(ruleset, players, table, hand, turn)
     for objective in Objective:
         result = solve_move(position, objective, n)
-        tables = [as_seen(m) for m in result.moves]
+        tables = [as_seen(m.move) for m in result.moves]
         assert len(set(tables)) == len(tables), tables
 
 

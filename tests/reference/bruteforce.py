@@ -530,6 +530,13 @@ def solve(position: Position, validate: Validator = base_validator) -> Optima:
     return optima
 
 
+def as_seen(move: Move) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """A move as a player sees it (SPEC §4 "distinct"): each meld's cards with their
+    written values in any order, the melds in any order, and the cards taken back."""
+    melds = sorted(tuple(sorted(tc.code for tc in meld)) for meld in move.table)
+    return tuple(melds), tuple(sorted(c.code for c in move.to_hand))
+
+
 def melds_changed(position: Position, table: Sequence[Meld]) -> int:
     """Melds before with no meld of the very same cards after (the reference's own count).
 

@@ -35,6 +35,7 @@ from solver.validate import validate_move
 from tests.reference.bruteforce import (
     Best,
     Optima,
+    as_seen,
     base_validator,
     format_move,
     solve,
@@ -158,11 +159,7 @@ def _check_move_legal(
     ``solve_move`` has already consulted when it re-checked its own moves).
     """
     largest_add = optima.add_only.value if optima.add_only else 0
-    seen = [
-        (sorted(sorted(tc.code for tc in meld) for meld in m.move.table),
-         sorted(c.code for c in m.move.to_hand))
-        for m in result.moves
-    ]
+    seen = [as_seen(m.move) for m in result.moves]
     for k, move_seen in enumerate(seen):
         if move_seen in seen[:k]:
             problems.append(f"{what}: move {k} [{format_move(result.moves[k].move)}] is an "
