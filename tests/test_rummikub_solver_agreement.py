@@ -20,6 +20,11 @@ our rules exactly. We require ours == widened (always) and published <= ours, wi
 wherever widened == published: so every difference with the published package is explained
 by its joker restriction, and only by it.
 
+A third sample is of players who have **not** opened: there the package's ``solve`` answers
+another question (it rearranges the table after the opening, and its pre-check misses some
+openings), so ours is compared with its own integer program asked our question
+(``opening_answer``), and two hand-made positions show each difference.
+
 A second, smaller sample puts jokers on the table (in runs, value written): there the exact
 answer depends on R5, so we check the bounds that hold under R5 — the widened program with
 table jokers turned into natural tiles of their value (a play that never releases a joker)
@@ -43,6 +48,7 @@ from tests.reference.rummikub_adapter import (
     JokerModel,
     TheirAnswer,
     card_of,
+    opening_answer,
     rule_set,
     their_answer,
     tile_of,
@@ -51,12 +57,14 @@ from tests.reference.rummikub_adapter import (
 SEED = 20240604
 N_RACK_JOKERS = 200  # issue 4: at least 200 random positions
 N_TABLE_JOKERS = 40
+N_OPENING = 100
 TIME_LIMIT_MS = 60_000  # generous: a test must not depend on machine speed
 OPENED = Turn(has_opened=True, cards_drawn=0)
+NOT_OPENED = Turn(has_opened=False, cards_drawn=0)
 
 
-def _position(table: list[str], hand: str) -> Position:
-    return parse_position("rummikub", 4, [m.split() for m in table], hand.split(), OPENED)
+def _position(table: list[str], hand: str, turn: Turn = OPENED) -> Position:
+    return parse_position("rummikub", 4, [m.split() for m in table], hand.split(), turn)
 
 
 def _ours(position: Position) -> tuple[int, SolveResult]:
@@ -267,3 +275,111 @@ def test_table_jokers_within_bounds(spec: PositionSpec) -> None:
         f"{spec.describe()}\n  ours: {ours} -> {_table_text(result)}\n"
         f"  {low.describe()}\n  {high.describe()}"
     )
+
+
+# ------------------------------------------------------------------------------------------
+# The opening turn: the same rule asked of its program, and where its solve() differs
+
+# SPEC R8, rummikub: "until `has_opened`, the play leaves every table meld as it was and lays
+# any number of new melds made of hand tiles only, worth ≥ 30 points together (a joker counts
+# as the value it stands for)."
+
+
+def _published_opening(position: Position) -> int:
+    """Tiles the package as released lays for a player who has not opened (its default
+    ``solve``: the opening, then a second stage on the table)."""
+    rules = rule_set(JokerModel.PUBLISHED)
+    state = rules.new_game()
+    assert state.initial
+    state.add_table(*(tile_of(tc.card) for meld in position.table for tc in meld))
+    state.add_rack(*(tile_of(card) for card in position.hand))
+    solution = rules.solve(state)
+    return 0 if solution is None else len(solution.tiles)
+
+
+def test_opening_leaves_the_table_as_it_was() -> None:
+    """R8: the opening turn lays ``JS QS KS`` (36 points) and may not touch ``5H 6H 7H``.
+
+    rummikub-solver lays the run, then in a second stage adds the 8H to ``5H 6H 7H`` in the
+    same turn: 4 tiles where the rule allows 3. Its own program asked our question agrees.
+    """
+    position = _position(["5H 6H 7H"], "JS QS KS 8H", NOT_OPENED)
+    count, result = _ours(position)
+    assert count == 3
+    assert [tc.code for tc in result.moves[0].move.table[0]] == ["5H", "6H", "7H"]
+    assert _published_opening(position) == 4
+    assert opening_answer(position).count == 3
+
+
+def test_their_pre_check_misses_an_opening_of_repeated_numbers() -> None:
+    """``AS 2S 3S`` (6) and ``9D 9H 9S`` (27) open with 33 points; rummikub-solver lays nothing.
+
+    Its pre-check sums the rack's numbers as a set, {1, 2, 3, 9} = 15 < 30, and gives up before
+    its program runs; the program itself (``opening_answer``, published set list) lays all six.
+    """
+    position = _position([], "AS 2S 3S 9D 9H 9S", NOT_OPENED)
+    assert _ours(position)[0] == 6
+    assert _published_opening(position) == 0
+    assert opening_answer(position, JokerModel.PUBLISHED).count == 6
+
+
+def opening_specs() -> Iterator[PositionSpec]:
+    rng = random.Random(SEED + 2)
+    for i in range(N_OPENING):
+        yield random_position(
+            rng,
+            "rummikub",
+            table_size=(0, 90),
+            hand_size=(3, 20),
+            hand_jokers=rng.choices((0, 1, 2), weights=(4, 3, 3))[0],
+            hand_melds=rng.choice((0, 1, 2)),
+            players=4,
+            turn=NOT_OPENED,
+            name=f"opening-{SEED}-{i}",
+        )
+
+
+@pytest.fixture(scope="module")
+def opening_runs() -> list[tuple[PositionSpec, int, TheirAnswer, SolveResult]]:
+    runs = []
+    for spec in opening_specs():
+        position = spec.position()
+        ours, result = _ours(position)
+        runs.append((spec, ours, opening_answer(position), result))
+    return runs
+
+
+def test_opening_sample_covers_the_rule(
+    opening_runs: list[tuple[PositionSpec, int, TheirAnswer, SolveResult]],
+) -> None:
+    """Openings made and missed, big racks and tables, jokers laid."""
+    assert len(opening_runs) >= N_OPENING
+    assert sum(ours > 0 for _, ours, _, _ in opening_runs) >= 40
+    assert sum(ours == 0 and len(spec.hand) >= 6 for spec, ours, _, _ in opening_runs) >= 10
+    assert sum(spec.table_size >= 60 for spec, _, _, _ in opening_runs) >= 20
+    laid_jokers = sum(
+        any(card.is_joker for card in result.moves[0].verdict.played)
+        for _, ours, _, result in opening_runs
+        if ours
+    )
+    assert laid_jokers >= 10
+
+
+def test_opening_equals_their_program(
+    opening_runs: list[tuple[PositionSpec, int, TheirAnswer, SolveResult]],
+) -> None:
+    """Ours equals the program's opening (our meld list, tile count) on every position, and
+    our opening leaves every table meld as it was."""
+    bad = [
+        f"{spec.describe()}\n  ours: {ours} -> {_table_text(result)}\n  {theirs.describe()}"
+        for spec, ours, theirs, result in opening_runs
+        if ours != theirs.count
+    ]
+    assert not bad, f"{len(bad)} disagreements:\n" + "\n".join(bad)
+    for spec, ours, _, result in opening_runs:
+        if ours:
+            after = result.moves[0].move.table
+            before = spec.position().table
+            assert [[tc.code for tc in m] for m in after[: len(before)]] == [
+                [tc.code for tc in m] for m in before
+            ], spec.describe()

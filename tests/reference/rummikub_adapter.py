@@ -33,6 +33,17 @@ the number of rack tiles placed (``SolverMode.TILE_COUNT``). What we learned fro
 * **Table jokers are free.** A joker on the table is just a tile of the table multiset, so it
   may stand for anything after the play. Our rule R5 fixes its value unless released.
 
+* **The opening turn.** With ``GameState.initial`` set (the player has not opened), its
+  ``RuleSet.solve`` answers a different question than SPEC R8 asks. Its first stage lays rack
+  tiles worth ≥ 30 (``SolverMode.INITIAL``, maximising number tiles, jokers not counted); a
+  second stage then rearranges the table with the rest of the rack in the same turn. SPEC R8
+  (and the published Rummikub rules) leave every table meld as it was until the player has
+  opened. Its pre-check (``RuleSet._state_ideal_number_counts``) also builds the rack's
+  numbers as a *set*, so a rack whose opening needs two tiles of one number
+  (``AS 2S 3S 9D 9H 9S``: 6 + 27 points) is judged unable to open. ``opening_answer`` asks
+  its integer program our question instead: its opening constraints (rack tiles only, sets
+  worth ≥ 30, a joker worth the number it stands for) with the tile-count objective.
+
 To tell these differences apart, this module also answers with two *widened* versions of the
 same integer program (the package's own solver class, with our set list):
 
@@ -57,6 +68,8 @@ from enum import Enum
 from functools import cache, cached_property
 from itertools import combinations
 
+import cvxpy as cp
+import numpy as np
 from rummikub_solver import GameState, Joker, RuleSet, SolverMode, Tile
 
 from solver.cards import JOKER_CARD, Card, WildValue
@@ -200,3 +213,39 @@ def their_answer(position: Position, model: JokerModel = JokerModel.PUBLISHED) -
     if position.ruleset.id != "rummikub":
         raise ValueError(f"rummikub-solver plays Rummikub, not {position.ruleset.id}")
     return solve_tiles(table_tiles(position, model), position.hand, model)
+
+
+@cache
+def _opening_problem(model: JokerModel) -> cp.Problem:
+    """The program's opening constraints (sets worth ≥ 30 from the rack alone) with its
+    tile-count objective: every rack tile counts, jokers included (our MOST_CARDS)."""
+    program = rule_set(model)._solver  # the package's compiled program (private, pinned 1.0.0)
+    opening = program._problems[SolverMode.INITIAL]
+    return cp.Problem(cp.Maximize(cp.sum(program.tiles)), opening.constraints)
+
+
+def opening_answer(position: Position, model: JokerModel = JokerModel.ANYWHERE) -> TheirAnswer:
+    """The most rack tiles an opening play lays (SPEC R8: new melds of rack tiles only, worth
+    ≥ 30 together; the table stays as it was), by the package's own integer program."""
+    if position.ruleset.id != "rummikub":
+        raise ValueError(f"rummikub-solver plays Rummikub, not {position.ruleset.id}")
+    rules = rule_set(model)
+    program = rules._solver
+    state: GameState = rules.new_game()
+    state.add_rack(*(tile_of(c) for c in position.hand))
+    program.rack.value = state.rack_array
+    program.table.value = np.zeros_like(state.table_array)  # the table is not theirs to use
+    problem = _opening_problem(model)
+    start = time.perf_counter()
+    value = problem.solve(solver=program.backend)
+    seconds = time.perf_counter() - start
+    if value is None or np.isinf(value) or program.tiles.value is None:
+        return TheirAnswer(model, (), (), seconds)
+    placed: list[Card] = []
+    for index, count in enumerate(np.rint(program.tiles.value).astype(int)):
+        placed.extend([card_of(index + 1)] * int(count))
+    sets: list[tuple[Card, ...]] = []
+    for index, count in enumerate(np.rint(program.sets.value).astype(int)):
+        tiles = rules.sets[index]
+        sets.extend([tuple(card_of(t) for t in _ordered(tiles))] * int(count))
+    return TheirAnswer(model, tuple(sorted(placed)), tuple(sets), seconds)
