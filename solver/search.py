@@ -229,16 +229,20 @@ def solve_move(
     # `optimal` speaks of the first move (proto: "proved the first move optimal"): further
     # moves that a time limit cuts short do not unsay it.
     first_proved: bool | None = None
+    # A proved optimum bounds every later solve, whose model only excludes more tables.
+    ceiling: int | None = None
     attempts = 0
     while len(moves) < max_moves and attempts < 3 * max_moves + 3:
         attempts += 1
-        solver = _solve_lexicographic(tm, objective, budget)
+        solver = _solve_lexicographic(tm, objective, budget, ceiling)
         if solver is None:
             break
+        value = round(solver.value(_primary(tm, objective)[0]))
         if first_proved is None:
             first_proved = budget.optimal
             # The primary objective's value (the solver's may be the tie-break's).
-            objective_value = float(solver.value(_primary(tm, objective)[0]))
+            objective_value = float(value)
+        ceiling = value if budget.optimal else None
         move = rebuild_move(tm, solver)
         key = _table_key(move)
         if key not in seen:
@@ -295,13 +299,14 @@ def _primary(tm: TurnModel, objective: Objective) -> tuple[cp_model.LinearExprT,
 
 
 def _solve_lexicographic(
-    tm: TurnModel, objective: Objective, budget: _Budget
+    tm: TurnModel, objective: Objective, budget: _Budget, ceiling: int | None = None
 ) -> cp_model.CpSolver | None:
     """Best by the objective; among those, the fewest original melds changed.
 
     Where new melds are unlimited, first one weighted solve (``_solve_weighted``). Else, or
     when that proved nothing, the tie-break is first tried on the objective's best
-    conceivable value (``_ideal``: every hand card played): a table found there proves the
+    conceivable value (``_ideal``: every hand card played, or for a further move the
+    ``ceiling``, the previous move's proved value): a table found there proves the
     primary optimum too, in one solve. Else two solves: the primary optimum is proved on
     the model without the tie-break, then the primary value is fixed and the tie-break
     searches afresh within a work limit. ``optimal`` speaks of the primary objective; the
@@ -312,13 +317,15 @@ def _solve_lexicographic(
         settled, weighted = _solve_weighted(tm, expr, maximize, budget)
         if settled:
             return weighted
-    ideal = _ideal(tm, objective)
+    ideal = _ideal(tm, objective) if ceiling is None else ceiling
     tried_ideal = False
     if ideal is not None:
         # On big tables the hand can usually go out, and this one solve (every hand card
         # fixed as played) settles it faster than the primary optimisation finds and
         # proves the same value; where the hand cannot go out, the search mostly proves
-        # that within milliseconds (bench/, docs/solver.md).
+        # that within milliseconds (bench/, docs/solver.md). A further move is often as
+        # good as the one before (another table of the same value): then this one solve
+        # also spares the primary's proof, seconds on the hardest positions.
         solver, status = _tie_break(tm, expr, ideal, budget)
         if solver is not None:
             budget.proved_by_tie_break()

@@ -546,11 +546,11 @@ def test_optimal_is_about_the_first_move(monkeypatch: pytest.MonkeyPatch) -> Non
     solve_first = search._solve_lexicographic
     calls = []
 
-    def out_of_time_after_first(tm: Any, objective: Objective, budget: Any) -> Any:
+    def out_of_time_after_first(tm: Any, objective: Objective, budget: Any, *rest: Any) -> Any:
         calls.append(budget)
         if len(calls) > 1:
             return None  # as if the time limit stopped the search, with nothing found
-        found = solve_first(tm, objective, budget)
+        found = solve_first(tm, objective, budget, *rest)
         budget.deadline = 0.0  # the clock has run out
         return found
 
@@ -558,6 +558,33 @@ def test_optimal_is_about_the_first_move(monkeypatch: pytest.MonkeyPatch) -> Non
     result = solve_move(position, Objective.MOST_CARDS, 3)
     assert len(result.moves) == 1 and result.moves[0].cards_played == 2
     assert result.optimal
+
+
+def test_a_further_move_as_good_needs_no_primary_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each further move is the best that differs from those found; the one before bounds it.
+
+    4D and 8D can go on either run, so four tables place both cards (KS never fits). The
+    first move's primary optimum (2 cards) is proved once; the second and third are found
+    by one tie-break solve each at that very value, with no primary search of their own
+    (before, each further move proved its optimum afresh: 3 primary searches, 9 solves).
+    """
+    position = parse_position(
+        "carrossel", 2, [["5H", "6S", "7D"], ["5C", "6C", "7C"]], ["4D", "8D", "KS"],
+        Turn(cards_drawn=1),
+    )
+    primary = search._solve_primary
+    calls: list[object] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args)
+        return primary(*args, **kwargs)
+
+    monkeypatch.setattr(search, "_solve_primary", counted)
+    result = solve_move(position, Objective.MOST_CARDS, 3)
+    assert [(m.cards_played, m.melds_changed) for m in result.moves] == [(2, 1), (2, 1), (2, 2)]
+    assert result.optimal
+    assert len(calls) == 1
+    assert result.stats.solves == 5
 
 
 def test_cli_hint(capsys: pytest.CaptureFixture[str]) -> None:
