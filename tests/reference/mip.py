@@ -1,0 +1,162 @@
+"""A second reference for mid and large tables: the primary optima as a plain integer program.
+
+The brute force (``bruteforce.py``) enumerates, so it stops at small positions. For tables of
+30-100 cards without wild cards this module states R2, R3 and R6-R8 afresh as a set-cover
+integer program and solves it with SCIP (OR-Tools' linear solver: branch and bound on the LP
+relaxation, no code shared with CP-SAT nor with ``solver/model.py``):
+
+* a **run** is a count per template (first and last rank position; 3-13 cards, R2), and each
+  of its places takes one card of that rank, of any suit where suits do not matter (so only
+  the count of cards per place and suit is needed), or of the template's suit;
+* a **group** is a count per set of 3-4 distinct suits of one rank (R3);
+* every table card is laid again and the hand gives the rest (R6); the melds after number at
+  most one more than before (R6), and no more groups than before in vatikan until a sequence
+  is laid (R7); shangai and manipulation's add, a play that lays no new meld, must place as
+  many cards as any add can (R8), which leaves the most cards unchanged but not the fewest
+  points (``fewest_points`` asks both kinds of play).
+
+It answers what ``solve_move`` proves for the three objectives: the most cards placed, the
+fewest hand points left, and whether the hand can go out. Wild cards, releases and lineage are
+the brute force's business: a position holding a joker or a mexe-mexe 2 is refused here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from itertools import combinations
+
+from ortools.linear_solver import pywraplp
+
+from solver.cards import SUITS, Card
+from solver.melds import MeldKind
+from solver.position import Position
+from solver.rulesets import SuitRule, rank_of_position
+
+MIN_RUN, MAX_RUN = 3, 13  # R2
+MIN_GROUP, MAX_GROUP = 3, 4  # R3
+
+
+@dataclass(frozen=True)
+class MipOptima:
+    """The primary optima (None: no legal play)."""
+
+    most_cards: int | None
+    fewest_points: int | None
+    go_out: bool
+
+
+class _Program:
+    """One integer program of this turn's plays; ``solve`` asks it one question."""
+
+    def __init__(self, position: Position) -> None:
+        rs = position.ruleset
+        cards = [tc.card for meld in position.table for tc in meld] + list(position.hand)
+        if any(c.is_joker or rs.is_wild_card(c) for c in cards):
+            raise ValueError("the integer program takes positions without wild cards")
+        if rs.opening_points and not position.turn.has_opened:
+            raise ValueError("the integer program does not lay openings (R8)")
+        self.position = position
+        self.table = Counter(tc.card for meld in position.table for tc in meld)
+        self.hand = Counter(position.hand)
+        self.solver = pywraplp.Solver.CreateSolver("SCIP")
+        s = self.solver
+        places = list(rs.sequence_positions)
+        same_suit = rs.sequence_suits is SuitRule.SAME_SUIT
+        supply = self.table + self.hand
+        # Runs: a template per (first, last) place, per suit where runs keep one suit.
+        run_suits: tuple[str | None, ...] = SUITS if same_suit else (None,)
+        self.runs: list[pywraplp.Variable] = []
+        covering: dict[tuple[int, str | None], list[pywraplp.Variable]] = {}
+        for suit in run_suits:
+            for i, first in enumerate(places):
+                for last in places[i + MIN_RUN - 1 : i + MAX_RUN]:
+                    x = s.IntVar(0, 8, "")
+                    self.runs.append(x)
+                    for p in range(first, last + 1):
+                        covering.setdefault((p, suit), []).append(x)
+        # Cards laid in runs, per place and suit (any suit may fill a place if suits don't
+        # matter): the place's runs take exactly one card each.
+        in_runs: dict[Card, list[pywraplp.Variable]] = {}
+        for (p, suit), xs in covering.items():
+            rank = rank_of_position(p)
+            fills = []
+            for x_suit in SUITS if suit is None else (suit,):
+                card = Card(rank, x_suit)
+                if supply[card]:
+                    z = s.IntVar(0, supply[card], "")
+                    in_runs.setdefault(card, []).append(z)
+                    fills.append(z)
+            s.Add(sum(fills) == sum(xs))
+        # Groups: a count per set of distinct suits of a rank.
+        self.groups: list[pywraplp.Variable] = []
+        in_groups: dict[Card, list[pywraplp.Variable]] = {}
+        for rank in range(1, 14):
+            for size in range(MIN_GROUP, MAX_GROUP + 1):
+                for suits in combinations(SUITS, size):
+                    held = [Card(rank, x) for x in suits]
+                    if not all(supply[c] for c in held):
+                        continue
+                    g = s.IntVar(0, min(supply[c] for c in held), "")
+                    self.groups.append(g)
+                    for c in held:
+                        in_groups.setdefault(c, []).append(g)
+        # R6: the table's cards all stay; the hand gives what else is laid.
+        self.laid: dict[Card, pywraplp.Variable] = {
+            c: s.IntVar(0, n, "") for c, n in self.hand.items()
+        }
+        for card in supply:
+            used = in_runs.get(card, []) + in_groups.get(card, [])
+            s.Add(sum(used) == self.table[card] + self.laid.get(card, 0))
+        self.played = sum(self.laid.values())
+        s.Add(self.played >= 1)
+        before = len(position.table)
+        self.net = sum(self.runs) + sum(self.groups) - before
+        if rs.max_new_melds is not None:
+            s.Add(self.net <= rs.max_new_melds)
+        if rs.first_meld_sequence and not position.turn.has_melded_sequence:
+            groups_before = sum(1 for r in position.readings if r.reading.kind is MeldKind.GROUP)
+            s.Add(sum(self.groups) <= groups_before)
+        left = sum(rs.points(c) * n for c, n in self.hand.items())
+        self.points_after = left - sum(rs.points(c) * v for c, v in self.laid.items())
+
+    def solve(self, maximize_played: bool, extra: list[pywraplp.LinearConstraint]) -> int | None:
+        """The best value, or None when these plays do not exist."""
+        s = self.solver
+        added = [s.Add(c) for c in extra]
+        if maximize_played:
+            s.Maximize(self.played)
+        else:
+            s.Minimize(self.points_after)
+        status = s.Solve()
+        value = round(s.Objective().Value()) if status == pywraplp.Solver.OPTIMAL else None
+        for constraint in added:  # back to the turn's own constraints
+            constraint.SetBounds(-s.infinity(), s.infinity())
+        if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.INFEASIBLE):
+            raise RuntimeError(f"SCIP ended with status {status}")
+        return value
+
+
+def mip_optima(position: Position) -> MipOptima:
+    """Most cards, fewest points and going out for a wild-free position whose turn allows
+    a play (the caller checks R8's draw rules)."""
+    program = _Program(position)
+    n = sum(program.hand.values())
+    most = program.solve(True, [])
+    if most is None:
+        return MipOptima(None, None, False)
+    if position.ruleset.add_must_be_maximal:
+        # R8: an add (no new meld) must place the most cards any add can.
+        largest_add = program.solve(True, [program.net <= 0])
+        meld_points = program.solve(False, [program.net == 1])
+        add_points = (
+            None
+            if largest_add is None
+            else program.solve(False, [program.net <= 0, program.played == largest_add])
+        )
+        fewest = min(p for p in (meld_points, add_points) if p is not None)
+    else:
+        fewest_or_none = program.solve(False, [])
+        assert fewest_or_none is not None
+        fewest = fewest_or_none
+    return MipOptima(most, fewest, most == n)
