@@ -1,16 +1,17 @@
 """Issue 4, evidence at the sizes the brute force cannot reach: mid and large tables.
 
 The brute force (``test_solver_vs_bruteforce.py``) enumerates, so its positions are small.
-Here seeded wild-free positions with tables of 30-100 cards and hands of 3-20 (every
-rearrangement ruleset; mexe-mexe's 2s, which may be wild, are taken out) are solved by
-``solve_move`` and by a separate integer program (``tests.reference.mip``: a set-cover model
-of R2, R3 and R6-R8 solved by SCIP, no code shared with the CP-SAT model). The most cards
-placed, the fewest hand points left and whether the hand can go out must be equal, and
-CP-SAT must have proved each.
+Here seeded positions with tables of 30-100 cards and hands of 3-20, no wild card on the
+table and up to two jokers in the hand (every rearrangement ruleset; mexe-mexe's 2s, which
+may be wild, are taken out), are solved by ``solve_move`` and by a separate integer program
+(``tests.reference.mip``: a set-cover model of R2-R4 and R6-R8 solved by SCIP, no code shared
+with the CP-SAT model). The most cards placed, the fewest hand points left and whether the
+hand can go out must be equal, and CP-SAT must have proved each.
 
-Outside the suite, 2,513 such positions of every size (``mip_optima`` on seeds 2 and 3 of a
-driver like this one) agreed on all three; a model whose groups could not hold four cards
-disagreed on 7 positions in 122.
+Outside the suite, 2,513 wild-free positions of every size (seeds 2 and 3 of a driver like
+this one) agreed on all three, and so did the positions with hand jokers listed in
+docs/solver.md; a model whose groups could not hold four cards disagreed on 7 positions in
+122, one whose pool runs could hold one joker less on 8 in 100.
 """
 
 from __future__ import annotations
@@ -39,7 +40,8 @@ def _turn(ruleset_id: str, rng: random.Random) -> Turn:
 
 
 def _without_wild_cards(spec: PositionSpec) -> PositionSpec:
-    """The position less every meld holding a card that may be wild, and such hand cards."""
+    """The position less every meld holding a card that may be wild, and the hand's mexe-mexe
+    2s (jokers in the hand stay: the integer program lays them as free wilds)."""
     rs = RULESETS[spec.ruleset]
     position = spec.position()
     table = tuple(
@@ -47,7 +49,7 @@ def _without_wild_cards(spec: PositionSpec) -> PositionSpec:
         for codes, meld in zip(spec.table, position.table, strict=True)
         if not any(rs.is_wild_card(tc.card) for tc in meld)
     )
-    hand = tuple(c.code for c in position.hand if not rs.is_wild_card(c))
+    hand = tuple(c.code for c in position.hand if c.is_joker or not rs.is_wild_card(c))
     return replace(spec, table=table, hand=hand)
 
 
@@ -65,6 +67,7 @@ def wild_free_specs(ruleset_id: str) -> list[PositionSpec]:
             table_size=(30, 40) if two else SIZES[size],
             hand_size=(3, 20),
             hand_melds=rng.randint(0, 3),
+            hand_jokers=rng.choice((0, 1, 2)),  # where the deck has jokers
             players=2 if two else 3,
             turn=_turn(ruleset_id, rng),
             name=f"mip-{ruleset_id}-{SEED}-{i}",
@@ -118,3 +121,4 @@ def test_sample_covers_more_than_going_out() -> None:
     assert sum(m.most_cards is not None and not m.go_out for _, _, m in found) >= 8
     assert sum(spec.table_size >= 70 for spec, _, _ in found) >= 40
     assert sum(len(spec.hand) >= 15 for spec, _, _ in found) >= 20
+    assert sum("JK" in spec.hand for spec, _, _ in found) >= 20

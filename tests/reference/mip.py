@@ -1,14 +1,15 @@
 """A second reference for mid and large tables: the primary optima as a plain integer program.
 
 The brute force (``bruteforce.py``) enumerates, so it stops at small positions. For tables of
-30-100 cards without wild cards this module states R2, R3 and R6-R8 afresh as a set-cover
-integer program and solves it with SCIP (OR-Tools' linear solver: branch and bound on the LP
-relaxation, no code shared with CP-SAT nor with ``solver/model.py``):
+30-100 cards with no wild card on them, this module states R2-R4 and R6-R8 afresh as a
+set-cover integer program and solves it with SCIP (OR-Tools' linear solver: branch and bound
+on the LP relaxation, no code shared with CP-SAT nor with ``solver/model.py``):
 
 * a **run** is a count per template (first and last rank position; 3-13 cards, R2), and each
   of its places takes one card of that rank, of any suit where suits do not matter (so only
-  the count of cards per place and suit is needed), or of the template's suit;
-* a **group** is a count per set of 3-4 distinct suits of one rank (R3);
+  the count of cards per place and suit is needed), or of the template's suit, or a joker;
+* a **group** is a count per set of 1-4 distinct natural suits of one rank with jokers for
+  missing suits, 3-4 cards in all (R3, R4);
 * every table card is laid again and the hand gives the rest (R6); the melds after number at
   most one more than before (R6), and no more groups than before in vatikan until a sequence
   is laid (R7); shangai and manipulation's add, a play that lays no new meld, must place as
@@ -16,8 +17,10 @@ relaxation, no code shared with CP-SAT nor with ``solver/model.py``):
   points (``fewest_points`` asks both kinds of play).
 
 It answers what ``solve_move`` proves for the three objectives: the most cards placed, the
-fewest hand points left, and whether the hand can go out. Wild cards, releases and lineage are
-the brute force's business: a position holding a joker or a mexe-mexe 2 is refused here.
+fewest hand points left, and whether the hand can go out. Up to two jokers in the hand are
+free wilds (a joker stands for any missing card of a run or suit of a group). Wild cards on
+the table (their values, releases and lineage, R5 and R7) and mexe-mexe's 2s are the brute
+force's business: such positions are refused here.
 """
 
 from __future__ import annotations
@@ -51,19 +54,25 @@ class _Program:
 
     def __init__(self, position: Position) -> None:
         rs = position.ruleset
-        cards = [tc.card for meld in position.table for tc in meld] + list(position.hand)
-        if any(c.is_joker or rs.is_wild_card(c) for c in cards):
-            raise ValueError("the integer program takes positions without wild cards")
+        table_cards = [tc.card for meld in position.table for tc in meld]
+        if any(c.is_joker or rs.is_wild_card(c) for c in table_cards):
+            raise ValueError("the integer program takes tables without wild cards")
+        hand_wilds = [c for c in position.hand if rs.is_wild_card(c)]
+        if any(not c.is_joker for c in hand_wilds) or len(hand_wilds) >= MIN_RUN:
+            # A mexe-mexe 2 may be natural or wild; three wilds could make a run alone (R4).
+            raise ValueError("the integer program takes at most two jokers, in the hand")
         if rs.opening_points and not position.turn.has_opened:
             raise ValueError("the integer program does not lay openings (R8)")
         self.position = position
-        self.table = Counter(tc.card for meld in position.table for tc in meld)
+        self.table = Counter(table_cards)
         self.hand = Counter(position.hand)
         self.solver = pywraplp.Solver.CreateSolver("SCIP")
         s = self.solver
         places = list(rs.sequence_positions)
         same_suit = rs.sequence_suits is SuitRule.SAME_SUIT
-        supply = self.table + self.hand
+        supply = Counter({c: n for c, n in (self.table + self.hand).items() if not c.is_joker})
+        jokers = len(hand_wilds)
+        in_jokers: list[pywraplp.LinearExpr] = []  # jokers laid, wherever they stand
         # Runs: a template per (first, last) place, per suit where runs keep one suit.
         run_suits: tuple[str | None, ...] = SUITS if same_suit else (None,)
         self.runs: list[pywraplp.Variable] = []
@@ -76,7 +85,8 @@ class _Program:
                     for p in range(first, last + 1):
                         covering.setdefault((p, suit), []).append(x)
         # Cards laid in runs, per place and suit (any suit may fill a place if suits don't
-        # matter): the place's runs take exactly one card each.
+        # matter), or a joker: the place's runs take exactly one card each. With at most two
+        # jokers every run of three or more still holds a natural (R4).
         in_runs: dict[Card, list[pywraplp.Variable]] = {}
         for (p, suit), xs in covering.items():
             rank = rank_of_position(p)
@@ -87,20 +97,30 @@ class _Program:
                     z = s.IntVar(0, supply[card], "")
                     in_runs.setdefault(card, []).append(z)
                     fills.append(z)
+            if jokers:
+                w = s.IntVar(0, jokers, "")
+                in_jokers.append(w)
+                fills.append(w)
             s.Add(sum(fills) == sum(xs))
-        # Groups: a count per set of distinct suits of a rank.
+        # Groups: a count per set of distinct natural suits of a rank, and jokers standing
+        # for missing suits (R3; at least one natural, R4).
         self.groups: list[pywraplp.Variable] = []
         in_groups: dict[Card, list[pywraplp.Variable]] = {}
         for rank in range(1, 14):
-            for size in range(MIN_GROUP, MAX_GROUP + 1):
-                for suits in combinations(SUITS, size):
+            for naturals in range(1, MAX_GROUP + 1):
+                for suits in combinations(SUITS, naturals):
                     held = [Card(rank, x) for x in suits]
                     if not all(supply[c] for c in held):
                         continue
-                    g = s.IntVar(0, min(supply[c] for c in held), "")
-                    self.groups.append(g)
-                    for c in held:
-                        in_groups.setdefault(c, []).append(g)
+                    for wild in range(min(jokers, MAX_GROUP - naturals) + 1):
+                        if naturals + wild < MIN_GROUP:
+                            continue
+                        g = s.IntVar(0, min(supply[c] for c in held), "")
+                        self.groups.append(g)
+                        for c in held:
+                            in_groups.setdefault(c, []).append(g)
+                        if wild:
+                            in_jokers.append(wild * g)
         # R6: the table's cards all stay; the hand gives what else is laid.
         self.laid: dict[Card, pywraplp.Variable] = {
             c: s.IntVar(0, n, "") for c, n in self.hand.items()
@@ -108,6 +128,8 @@ class _Program:
         for card in supply:
             used = in_runs.get(card, []) + in_groups.get(card, [])
             s.Add(sum(used) == self.table[card] + self.laid.get(card, 0))
+        if jokers:
+            s.Add(sum(in_jokers) == self.laid[hand_wilds[0]])
         self.played = sum(self.laid.values())
         s.Add(self.played >= 1)
         before = len(position.table)
