@@ -6,7 +6,9 @@ table and up to two jokers in the hand (every rearrangement ruleset; mexe-mexe's
 may be wild, are taken out), are solved by ``solve_move`` and by a separate integer program
 (``tests.reference.mip``: a set-cover model of R2-R4 and R6-R8 solved by SCIP, no code shared
 with the CP-SAT model). The most cards placed, the fewest hand points left and whether the
-hand can go out must be equal, and CP-SAT must have proved each.
+hand can go out must be equal, and CP-SAT must have proved each; in carrossel, so must
+CheckKnock's answers without a move (``knock_reach``: lowest total, going out, and whether a
+knock is reachable, R10).
 
 Outside the suite, 2,513 wild-free positions of every size (seeds 2 and 3 of a driver like
 this one) agreed on all three, and so did the positions with hand jokers listed in
@@ -24,7 +26,7 @@ import pytest
 from bench.positions import SIZES, PositionSpec, random_position
 from solver.position import Turn
 from solver.rulesets import RULESETS
-from solver.search import Objective, play_allowed, solve_move
+from solver.search import Objective, knock_reach, play_allowed, solve_move
 from tests.reference.mip import MipOptima, mip_optima
 from tests.reference.positions import REARRANGEMENT
 
@@ -85,10 +87,20 @@ def _ours(spec: PositionSpec) -> MipOptima:
         assert result.optimal, f"{spec.describe()}: {objective.name} not proved"
         best[objective] = result.moves[0] if result.moves else None
     most, fewest, out = (best[o] for o in Objective)
+    knock = False
+    if position.ruleset.knock_threshold:
+        # CheckKnock without a move (R10): its lowest total and going out must be the
+        # objectives' own, and whether a knock is reachable the program's.
+        reach = knock_reach(position, TIME_LIMIT_MS)
+        assert reach.optimal, f"{spec.describe()}: knock_reach not proved"
+        assert reach.best_hand_points == (fewest.verdict.hand_points_after if fewest else None)
+        assert reach.can_go_out == bool(out and out.verdict.went_out)
+        knock = reach.can_knock
     return MipOptima(
         most.cards_played if most else None,
         fewest.verdict.hand_points_after if fewest else None,
         bool(out and out.verdict.went_out),
+        knock,
     )
 
 
@@ -122,3 +134,6 @@ def test_sample_covers_more_than_going_out() -> None:
     assert sum(spec.table_size >= 70 for spec, _, _ in found) >= 40
     assert sum(len(spec.hand) >= 15 for spec, _, _ in found) >= 20
     assert sum("JK" in spec.hand for spec, _, _ in found) >= 20
+    carrossel = answers("carrossel")
+    assert any(m.can_knock for _, _, m in carrossel)
+    assert any(not m.can_knock and m.most_cards for _, _, m in carrossel)

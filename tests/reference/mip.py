@@ -17,10 +17,11 @@ on the LP relaxation, no code shared with CP-SAT nor with ``solver/model.py``):
   points (``fewest_points`` asks both kinds of play).
 
 It answers what ``solve_move`` proves for the three objectives: the most cards placed, the
-fewest hand points left, and whether the hand can go out. Up to two jokers in the hand are
-free wilds (a joker stands for any missing card of a run or suit of a group). Wild cards on
-the table (their values, releases and lineage, R5 and R7) and mexe-mexe's 2s are the brute
-force's business: such positions are refused here.
+fewest hand points left, and whether the hand can go out; and for carrossel whether a play
+can leave a hand worth 1-5 points, so that the player may knock (R10, ``knock_reach``). Up
+to two jokers in the hand are free wilds (a joker stands for any missing card of a run or
+suit of a group). Wild cards on the table (their values, releases and lineage, R5 and R7)
+and mexe-mexe's 2s are the brute force's business: such positions are refused here.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class MipOptima:
     most_cards: int | None
     fewest_points: int | None
     go_out: bool
+    can_knock: bool = False  # R10: a play leaving 1..threshold points (carrossel)
 
 
 class _Program:
@@ -181,4 +183,8 @@ def mip_optima(position: Position) -> MipOptima:
         fewest_or_none = program.solve(False, [])
         assert fewest_or_none is not None
         fewest = fewest_or_none
-    return MipOptima(most, fewest, most == n)
+    knock = False
+    if threshold := position.ruleset.knock_threshold:
+        lowest_above_zero = program.solve(False, [program.points_after >= 1])
+        knock = lowest_above_zero is not None and lowest_above_zero <= threshold
+    return MipOptima(most, fewest, most == n, knock)
