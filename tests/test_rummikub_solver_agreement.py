@@ -175,20 +175,27 @@ class Comparison:
         )
 
 
-def rack_joker_specs() -> Iterator[PositionSpec]:
-    rng = random.Random(SEED)
-    for i in range(N_RACK_JOKERS):
+def rack_specs(
+    seed: int, n: int, turn: Turn, name: str, smallest_hand: int, hand_melds: tuple[int, ...]
+) -> Iterator[PositionSpec]:
+    """Random positions with tables up to 90 tiles, racks up to 20 and 0-2 rack jokers."""
+    rng = random.Random(seed)
+    for i in range(n):
         yield random_position(
             rng,
             "rummikub",
             table_size=(0, 90),
-            hand_size=(1, 20),
+            hand_size=(smallest_hand, 20),
             hand_jokers=rng.choices((0, 1, 2), weights=(4, 3, 3))[0],
-            hand_melds=rng.choice((0, 0, 1, 2)),
+            hand_melds=rng.choice(hand_melds),
             players=4,
-            turn=OPENED,
-            name=f"rack-jokers-{SEED}-{i}",
+            turn=turn,
+            name=f"{name}-{seed}-{i}",
         )
+
+
+def rack_joker_specs() -> Iterator[PositionSpec]:
+    return rack_specs(SEED, N_RACK_JOKERS, OPENED, "rack-jokers", 1, (0, 0, 1, 2))
 
 
 def _compare(spec: PositionSpec) -> Comparison:
@@ -324,19 +331,7 @@ def test_their_pre_check_misses_an_opening_of_repeated_numbers() -> None:
 
 
 def opening_specs() -> Iterator[PositionSpec]:
-    rng = random.Random(SEED + 2)
-    for i in range(N_OPENING):
-        yield random_position(
-            rng,
-            "rummikub",
-            table_size=(0, 90),
-            hand_size=(3, 20),
-            hand_jokers=rng.choices((0, 1, 2), weights=(4, 3, 3))[0],
-            hand_melds=rng.choice((0, 1, 2)),
-            players=4,
-            turn=NOT_OPENED,
-            name=f"opening-{SEED}-{i}",
-        )
+    return rack_specs(SEED + 2, N_OPENING, NOT_OPENED, "opening", 3, (0, 1, 2))
 
 
 @pytest.fixture(scope="module")
