@@ -41,7 +41,7 @@ def _turn(ruleset_id: str, rng: random.Random) -> Turn:
     return Turn(cards_drawn=drawn, has_opened=True, has_melded_sequence=rng.random() < 0.5)
 
 
-def _without_wild_cards(spec: PositionSpec) -> PositionSpec:
+def _without_table_wilds(spec: PositionSpec) -> PositionSpec:
     """The position less every meld holding a card that may be wild, and the hand's mexe-mexe
     2s (jokers in the hand stay: the integer program lays them as free wilds)."""
     rs = RULESETS[spec.ruleset]
@@ -55,7 +55,7 @@ def _without_wild_cards(spec: PositionSpec) -> PositionSpec:
     return replace(spec, table=table, hand=hand)
 
 
-def wild_free_specs(ruleset_id: str) -> list[PositionSpec]:
+def mip_specs(ruleset_id: str) -> list[PositionSpec]:
     rng = random.Random(f"{SEED}/{ruleset_id}")
     out = []
     for i in range(PER_RULESET):
@@ -74,7 +74,7 @@ def wild_free_specs(ruleset_id: str) -> list[PositionSpec]:
             turn=_turn(ruleset_id, rng),
             name=f"mip-{ruleset_id}-{SEED}-{i}",
         )
-        out.append(_without_wild_cards(spec))
+        out.append(_without_table_wilds(spec))
     return out
 
 
@@ -113,7 +113,7 @@ def answers(ruleset_id: str) -> list[Answer]:
     if ruleset_id not in _answers:
         _answers[ruleset_id] = [
             (spec, _ours(spec), mip_optima(spec.position()))
-            for spec in wild_free_specs(ruleset_id)
+            for spec in mip_specs(ruleset_id)
         ]
     return _answers[ruleset_id]
 

@@ -39,6 +39,7 @@ from solver.rulesets import SuitRule, rank_of_position
 
 MIN_RUN, MAX_RUN = 3, 13  # R2
 MIN_GROUP, MAX_GROUP = 3, 4  # R3
+TIME_LIMIT_MS = 120_000
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class _Program:
         self.hand = Counter(position.hand)
         self.solver = pywraplp.Solver.CreateSolver("SCIP")
         s = self.solver
+        s.SetTimeLimit(TIME_LIMIT_MS)  # these take ~0.1 s; never hang a test run
         places = list(rs.sequence_positions)
         same_suit = rs.sequence_suits is SuitRule.SAME_SUIT
         supply = Counter({c: n for c, n in (self.table + self.hand).items() if not c.is_joker})
@@ -162,8 +164,9 @@ class _Program:
 
 
 def mip_optima(position: Position) -> MipOptima:
-    """Most cards, fewest points and going out for a wild-free position whose turn allows
-    a play (the caller checks R8's draw rules)."""
+    """Most cards, fewest points, going out and the knock for a position with no wild on the
+    table and at most two jokers in the hand, whose turn allows a play (the caller checks
+    R8's draw rules)."""
     program = _Program(position)
     n = sum(program.hand.values())
     most = program.solve(True, [])
