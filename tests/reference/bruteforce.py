@@ -537,6 +537,29 @@ def as_seen(move: Move) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
     return tuple(melds), tuple(sorted(c.code for c in move.to_hand))
 
 
+def legal_moves_where(
+    position: Position,
+    keep: Callable[[Enumeration, Split], bool],
+    largest_add: int,
+    validate: Validator = base_validator,
+) -> list[Candidate]:
+    """Every legal move whose split ``keep`` accepts (e.g. all moves placing more than some
+    number of cards), each table once. ``largest_add`` is R8's (``Optima.add_only``)."""
+    enumeration = Enumeration(position)
+    maximal_rule = position.ruleset.add_must_be_maximal
+    found: dict[tuple[tuple[tuple[str, ...], ...], tuple[str, ...]], Candidate] = {}
+    for split in enumeration.splits():
+        if not keep(enumeration, split):
+            continue
+        for c in enumeration.tables(split):
+            if maximal_rule and c.new_melds <= 0 and len(c.played) != largest_add:
+                continue
+            key = as_seen(c.move)
+            if key not in found and validate(position, c.move).legal:
+                found[key] = c
+    return list(found.values())
+
+
 def melds_changed(position: Position, table: Sequence[Meld]) -> int:
     """Melds before with no meld of the very same cards after (the reference's own count).
 

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from solver.cards import Card
 from solver.melds import MeldKind, classify
 from solver.model import ModelOptions, TurnModel
-from solver.position import Position
+from solver.position import Move, Position
+from solver.rulesets import SuitRule
 from solver.search import (
     KnockReach,
     Objective,
@@ -38,6 +41,8 @@ from tests.reference.bruteforce import (
     as_seen,
     base_validator,
     format_move,
+    laid,
+    legal_moves_where,
     solve,
 )
 from tests.reference.positions import (
@@ -249,6 +254,9 @@ def compare_position(spec: PositionSpec, seed: int = -1, several: int = 1) -> Ou
                 f"{what}: solver {_solver_text(result)}; reference going out "
                 f"{_best_text(optima.go_out)}"
             )
+    for objective in (Objective.MOST_CARDS, Objective.FEWEST_POINTS):
+        if objective in results and len(results[objective].moves) > 1:
+            _check_later_moves(position, optima, results[objective], objective, problems)
     if reach is not None:
         _check_knock(position, optima, reach, problems)
     if add_placed is not None:
@@ -259,6 +267,68 @@ def compare_position(spec: PositionSpec, seed: int = -1, several: int = 1) -> Ou
                 f"{_best_text(optima.add_only)}"
             )
     return outcome
+
+
+def solution_key(
+    position: Position, move: Move, played: Sequence[Card]
+) -> tuple[tuple[object, ...], ...]:
+    """Nearly what a solution of the CP-SAT model fixes (docs/solver.md, on `max_moves`):
+    the cards played and taken back, how many runs cover each place (per suit where runs
+    keep one) and how many groups of each rank and size there are. Tables that differ only
+    in which of those cards sit in which meld share it, as they share a solution; so do
+    tables whose runs are cut at other places, which is a little more forgiving than the
+    model (there only rummikub's long runs, laid in pieces, are cut anywhere)."""
+    rs = position.ruleset
+    same_suit = rs.sequence_suits is SuitRule.SAME_SUIT
+    places: Counter[tuple[int, str]] = Counter()
+    groups: Counter[tuple[int, int]] = Counter()
+    for meld in move.table:
+        reading = classify(rs, meld).reading
+        assert reading is not None, f"an illegal meld in a legal move: {format_move(move)}"
+        if reading.kind is MeldKind.GROUP:
+            groups[(reading.rank, len(meld))] += 1
+        else:
+            for p in reading.positions:
+                places[(p, (reading.suit or "") if same_suit else "")] += 1
+    return (
+        tuple(sorted(places.items())),
+        tuple(sorted(groups.items())),
+        tuple(sorted(c.code for c in played)),
+        tuple(sorted(c.code for c in move.to_hand)),
+    )
+
+
+def _check_later_moves(
+    position: Position,
+    optima: Optima,
+    result: SolveResult,
+    objective: Objective,
+    problems: list[str],
+) -> None:
+    """SPEC §4 "best first": each further move is the best solution unlike those before it,
+    so every legal move strictly better than move k shares its ``solution_key`` with one of
+    moves 0..k-1 (the model cannot tell such tables apart, docs/solver.md)."""
+    largest_add = optima.add_only.value if optima.add_only else 0
+    for k, solved in enumerate(result.moves[1:], start=1):
+        count, points = solved.cards_played, solved.verdict.hand_points_after
+        if objective is Objective.MOST_CARDS:
+            better = legal_moves_where(
+                position, lambda _, s, count=count: laid(s) > count, largest_add
+            )
+        else:
+            better = legal_moves_where(
+                position, lambda e, s, points=points: e.points_after(s) < points, largest_add
+            )
+        listed = {
+            solution_key(position, m.move, m.verdict.played) for m in result.moves[:k]
+        }
+        missed = [c for c in better if solution_key(position, c.move, c.played) not in listed]
+        if missed:
+            problems.append(
+                f"{objective.name}: move {k} [{format_move(solved.move)}] is not the best "
+                f"left: {len(missed)} better legal move(s) unlike those before it, e.g. "
+                f"[{format_move(missed[0].move)}]"
+            )
 
 
 def _check_knock(
