@@ -8,7 +8,8 @@ may be wild, are taken out), are solved by ``solve_move`` and by a separate inte
 with the CP-SAT model). The most cards placed, the fewest hand points left and whether the
 hand can go out must be equal, and CP-SAT must have proved each; in carrossel, so must
 CheckKnock's answers without a move (``knock_reach``: lowest total, going out, and whether a
-knock is reachable, R10).
+knock is reachable, R10). With one or two jokers on the table, where R5 and R7 need the
+brute force for an exact answer, the program's bounds must hold (``TableJokers``).
 
 Outside the suite, 2,513 wild-free positions of every size (seeds 2 and 3 of a driver like
 this one) agreed on all three, and so did the positions with hand jokers listed in
@@ -27,7 +28,7 @@ from bench.positions import SIZES, PositionSpec, random_position
 from solver.position import Turn
 from solver.rulesets import RULESETS
 from solver.search import Objective, knock_reach, play_allowed, solve_move
-from tests.reference.mip import MipOptima, mip_optima
+from tests.reference.mip import MipOptima, TableJokers, mip_optima
 from tests.reference.positions import REARRANGEMENT
 
 SEED = 7_000
@@ -137,3 +138,55 @@ def test_sample_covers_more_than_going_out() -> None:
     carrossel = answers("carrossel")
     assert any(m.can_knock for _, _, m in carrossel)
     assert any(not m.can_knock and m.most_cards for _, _, m in carrossel)
+
+
+# ------------------------------------------------------------------------------------------
+# Jokers on the table: bounds that hold under R5 (and R7)
+
+TABLE_JOKER_RULESETS = ("carrossel", "rummikub", "vatikan")
+PER_RULESET_TABLE_JOKERS = 12
+
+
+def table_joker_specs(ruleset_id: str) -> list[PositionSpec]:
+    rng = random.Random(f"{SEED}/table-jokers/{ruleset_id}")
+    out = []
+    for i in range(PER_RULESET_TABLE_JOKERS):
+        on_table = rng.randint(1, 2)
+        out.append(
+            random_position(
+                rng,
+                ruleset_id,
+                table_size=SIZES[("mid", "large")[i % 2]],
+                hand_size=(3, 20),
+                hand_melds=rng.randint(0, 3),
+                table_jokers=on_table,
+                hand_jokers=rng.randint(0, 2 - on_table),
+                jokers_in_groups=False,  # the lower bound lays them in runs only
+                turn=_turn(ruleset_id, rng),
+                name=f"mip-table-jokers-{ruleset_id}-{SEED}-{i}",
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize("ruleset_id", TABLE_JOKER_RULESETS)
+def test_table_jokers_within_bounds(ruleset_id: str) -> None:
+    """Table jokers free (any value, anywhere) allow more than R5 does: an upper bound of the
+    most cards. Table jokers keeping their value in runs, never released, allow less: a
+    lower bound, except in vatikan, where R7 keeps an unreleased joker in its meld's line.
+    Where the bounds meet, our optimum is exact; they do on about half the positions."""
+    exact = 0
+    for spec in table_joker_specs(ruleset_id):
+        position = spec.position()
+        assert any("JK=" in code for meld in spec.table for code in meld)
+        result = solve_move(position, Objective.MOST_CARDS, 1, TIME_LIMIT_MS)
+        assert result.optimal
+        ours = result.moves[0].cards_played if result.moves else 0
+        high = mip_optima(position, TableJokers.FREE).most_cards or 0
+        low = 0
+        if not position.ruleset.wild_lineage:
+            low = mip_optima(position, TableJokers.FIXED_IN_RUNS).most_cards or 0
+        assert low <= ours <= high, f"{spec.describe()}\n  {low} <= ours {ours} <= {high}"
+        exact += low == high
+    if ruleset_id != "vatikan":
+        assert exact >= PER_RULESET_TABLE_JOKERS // 4

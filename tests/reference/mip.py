@@ -20,24 +20,36 @@ It answers what ``solve_move`` proves for the three objectives: the most cards p
 fewest hand points left, and whether the hand can go out; and for carrossel whether a play
 can leave a hand worth 1-5 points, so that the player may knock (R10, ``knock_reach``). Up
 to two jokers in the hand are free wilds (a joker stands for any missing card of a run or
-suit of a group). Wild cards on the table (their values, releases and lineage, R5 and R7)
-and mexe-mexe's 2s are the brute force's business: such positions are refused here.
+suit of a group). Exact answers about wild cards on the table (their values, releases and
+lineage, R5 and R7) and mexe-mexe's 2s are the brute force's business; for up to two jokers
+on the table the program gives bounds (``TableJokers``): made free wilds they allow more
+than R5 does, kept at their value in runs and never released they allow less (in vatikan,
+R7 forbids some of those moves, so only the first bound holds there).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from enum import Enum
 from itertools import combinations
 
 from ortools.linear_solver import pywraplp
 
-from solver.cards import SUITS, Card
+from solver.cards import SUITS, Card, WildValue
 from solver.melds import MeldKind
 from solver.position import Position
 from solver.rulesets import SuitRule, rank_of_position
 
 MIN_RUN, MAX_RUN = 3, 13  # R2
+
+
+class TableJokers(Enum):
+    """How the program treats jokers on the table (R5 itself is the brute force's)."""
+
+    REFUSED = "refused"  # the program answers exactly: no joker on the table
+    FREE = "free"  # free wilds, like the hand's: more than R5 allows, an upper bound
+    FIXED_IN_RUNS = "fixed_in_runs"  # keep their value, only in runs: a lower bound
 MIN_GROUP, MAX_GROUP = 3, 4  # R3
 TIME_LIMIT_MS = 120_000
 
@@ -55,15 +67,22 @@ class MipOptima:
 class _Program:
     """One integer program of this turn's plays; ``solve`` asks it one question."""
 
-    def __init__(self, position: Position) -> None:
+    def __init__(self, position: Position, table_jokers: TableJokers) -> None:
         rs = position.ruleset
         table_cards = [tc.card for meld in position.table for tc in meld]
-        if any(c.is_joker or rs.is_wild_card(c) for c in table_cards):
-            raise ValueError("the integer program takes tables without wild cards")
+        # A table joker with the value it stands for (R5).
+        fixed: list[WildValue] = []
+        for classified in position.readings:
+            reading = classified.reading
+            assert reading is not None
+            fixed += [v for v, w in zip(reading.values, reading.wild, strict=True) if w]
+        wilds = [c for c in table_cards if rs.is_wild_card(c)]
+        if any(not c.is_joker for c in wilds) or (wilds and table_jokers is TableJokers.REFUSED):
+            raise ValueError("the integer program takes no wild card but jokers on the table")
         hand_wilds = [c for c in position.hand if rs.is_wild_card(c)]
-        if any(not c.is_joker for c in hand_wilds) or len(hand_wilds) >= MIN_RUN:
+        if any(not c.is_joker for c in hand_wilds) or len(wilds + hand_wilds) >= MIN_RUN:
             # A mexe-mexe 2 may be natural or wild; three wilds could make a run alone (R4).
-            raise ValueError("the integer program takes at most two jokers, in the hand")
+            raise ValueError("the integer program takes at most two jokers")
         if rs.opening_points and not position.turn.has_opened:
             raise ValueError("the integer program does not lay openings (R8)")
         self.position = position
@@ -75,8 +94,13 @@ class _Program:
         places = list(rs.sequence_positions)
         same_suit = rs.sequence_suits is SuitRule.SAME_SUIT
         supply = Counter({c: n for c, n in (self.table + self.hand).items() if not c.is_joker})
-        jokers = len(hand_wilds)
-        in_jokers: list[pywraplp.LinearExpr] = []  # jokers laid, wherever they stand
+        free_table = len(wilds) if table_jokers is TableJokers.FREE else 0
+        jokers = len(hand_wilds) + free_table  # free wilds
+        in_jokers: list[pywraplp.LinearExpr] = []  # free wilds laid, wherever they stand
+        # FIXED_IN_RUNS: each table joker on one run place of its value, never released.
+        fixed_places: list[list[pywraplp.Variable]] = (
+            [[] for _ in fixed] if table_jokers is TableJokers.FIXED_IN_RUNS else []
+        )
         # Runs: a template per (first, last) place, per suit where runs keep one suit.
         run_suits: tuple[str | None, ...] = SUITS if same_suit else (None,)
         self.runs: list[pywraplp.Variable] = []
@@ -105,7 +129,14 @@ class _Program:
                 w = s.IntVar(0, jokers, "")
                 in_jokers.append(w)
                 fills.append(w)
+            for value, at in zip(fixed, fixed_places, strict=False):
+                if value.rank == rank and (not same_suit or value.suit == suit):
+                    f = s.BoolVar("")
+                    at.append(f)
+                    fills.append(f)
             s.Add(sum(fills) == sum(xs))
+        for at in fixed_places:
+            s.Add(sum(at) == 1)  # no such place: no play of this kind
         # Groups: a count per set of distinct natural suits of a rank, and jokers standing
         # for missing suits (R3; at least one natural, R4).
         self.groups: list[pywraplp.Variable] = []
@@ -133,7 +164,8 @@ class _Program:
             used = in_runs.get(card, []) + in_groups.get(card, [])
             s.Add(sum(used) == self.table[card] + self.laid.get(card, 0))
         if jokers:
-            s.Add(sum(in_jokers) == self.laid[hand_wilds[0]])
+            from_hand = self.laid[hand_wilds[0]] if hand_wilds else 0
+            s.Add(sum(in_jokers) == free_table + from_hand)
         self.played = sum(self.laid.values())
         s.Add(self.played >= 1)
         before = len(position.table)
@@ -163,11 +195,11 @@ class _Program:
         return value
 
 
-def mip_optima(position: Position) -> MipOptima:
+def mip_optima(position: Position, table_jokers: TableJokers = TableJokers.REFUSED) -> MipOptima:
     """Most cards, fewest points, going out and the knock for a position with no wild on the
     table and at most two jokers in the hand, whose turn allows a play (the caller checks
     R8's draw rules)."""
-    program = _Program(position)
+    program = _Program(position, table_jokers)
     n = sum(program.hand.values())
     most = program.solve(True, [])
     if most is None:
