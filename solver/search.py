@@ -231,13 +231,14 @@ def solve_move(
     first_proved: bool | None = None
     # A proved optimum bounds every later solve, whose model only excludes more tables.
     ceiling: int | None = None
+    primary = _primary(tm, objective)[0]
     attempts = 0
     while len(moves) < max_moves and attempts < 3 * max_moves + 3:
         attempts += 1
         solver = _solve_lexicographic(tm, objective, budget, ceiling)
         if solver is None:
             break
-        value = round(solver.value(_primary(tm, objective)[0]))
+        value = round(solver.value(primary))
         if first_proved is None:
             first_proved = budget.optimal
             # The primary objective's value (the solver's may be the tie-break's).

@@ -561,7 +561,8 @@ def test_optimal_is_about_the_first_move(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_a_further_move_as_good_needs_no_primary_search(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each further move is the best that differs from those found; the one before bounds it.
+    """SPEC §4 SolveMove, "up to max_moves legal moves, best first": each further move is the
+    best that differs from those found, so the one before bounds it.
 
     4D and 8D can go on either run, so four tables place both cards (KS never fits). The
     first move's primary optimum (2 cards) is proved once; the second and third are found

@@ -309,16 +309,22 @@ def _check_later_moves(
     so every legal move strictly better than move k shares its ``solution_key`` with one of
     moves 0..k-1 (the model cannot tell such tables apart, docs/solver.md)."""
     largest_add = optima.add_only.value if optima.add_only else 0
+    # One enumeration for all further moves: every legal move better than the last one.
+    last = result.moves[-1]
+    if objective is Objective.MOST_CARDS:
+        count = last.cards_played
+        candidates = legal_moves_where(position, lambda _, s: laid(s) > count, largest_add)
+    else:
+        points = last.verdict.hand_points_after
+        candidates = legal_moves_where(
+            position, lambda e, s: e.points_after(s) < points, largest_add
+        )
     for k, solved in enumerate(result.moves[1:], start=1):
-        count, points = solved.cards_played, solved.verdict.hand_points_after
         if objective is Objective.MOST_CARDS:
-            better = legal_moves_where(
-                position, lambda _, s, count=count: laid(s) > count, largest_add
-            )
+            better = [c for c in candidates if len(c.played) > solved.cards_played]
         else:
-            better = legal_moves_where(
-                position, lambda e, s, points=points: e.points_after(s) < points, largest_add
-            )
+            limit = solved.verdict.hand_points_after
+            better = [c for c in candidates if c.points_after < limit]
         listed = {
             solution_key(position, m.move, m.verdict.played) for m in result.moves[:k]
         }

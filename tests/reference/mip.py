@@ -42,6 +42,8 @@ from solver.position import Position
 from solver.rulesets import SuitRule, rank_of_position
 
 MIN_RUN, MAX_RUN = 3, 13  # R2
+MIN_GROUP, MAX_GROUP = 3, 4  # R3
+TIME_LIMIT_MS = 120_000
 
 
 class TableJokers(Enum):
@@ -50,8 +52,6 @@ class TableJokers(Enum):
     REFUSED = "refused"  # the program answers exactly: no joker on the table
     FREE = "free"  # free wilds, like the hand's: more than R5 allows, an upper bound
     FIXED_IN_RUNS = "fixed_in_runs"  # keep their value, only in runs: a lower bound
-MIN_GROUP, MAX_GROUP = 3, 4  # R3
-TIME_LIMIT_MS = 120_000
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,6 @@ class _Program:
             raise ValueError("the integer program takes at most two jokers")
         if rs.opening_points and not position.turn.has_opened:
             raise ValueError("the integer program does not lay openings (R8)")
-        self.position = position
         self.table = Counter(table_cards)
         self.hand = Counter(position.hand)
         self.solver = pywraplp.Solver.CreateSolver("SCIP")
