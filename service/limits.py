@@ -13,7 +13,9 @@ from contextlib import AbstractContextManager, contextmanager
 import grpc
 
 from service.errors import abort_resource_exhausted
-from solver.search import DEFAULT_TIME_LIMIT_MS
+from solver.position import Position
+from solver.search import DEFAULT_TIME_LIMIT_MS, SearchUndecided, max_cards_placed
+from solver.turns import PlacedOracle
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 """The largest request or response message, in bytes (both directions)."""
@@ -96,3 +98,20 @@ def solve_time_limit_s(time_limit_ms: int, context: grpc.ServicerContext) -> flo
     if remaining is not None:
         requested = min(requested, max(int(remaining * 1000) - DEADLINE_MARGIN_MS, 10))
     return requested / 1000.0
+
+
+def bounded_search(context: grpc.ServicerContext, time_limit_ms: int = 0) -> PlacedOracle:
+    """R8's search questions for a validating RPC (shangai and manipulation's "play if able"
+    and "maximal add"), asked like any solve: within the call's deadline (SPEC §5) and
+    holding a solve slot. A question left unsettled in time is ``DEADLINE_EXCEEDED``: the
+    best play found is no proof, and judging by it could call an illegal add legal."""
+
+    def oracle(position: Position, max_new_melds: int | None = None) -> int:
+        limit_ms = int(solve_time_limit_s(time_limit_ms, context) * 1000)
+        with solve_slot(context):
+            try:
+                return max_cards_placed(position, max_new_melds, limit_ms)
+            except SearchUndecided as undecided:
+                context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, str(undecided))
+
+    return oracle

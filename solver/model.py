@@ -59,6 +59,9 @@ class TableWild:
     meld: int
 
 
+NO_ADD = -1  # ModelOptions.add_size when the largest add is unknown: only meld plays (R8)
+
+
 @dataclass(frozen=True)
 class ModelOptions:
     """What the turn allows; the search layer fills these from the ruleset and turn."""
@@ -67,7 +70,7 @@ class ModelOptions:
     keep_all: bool = False  # rummikub before opening: the table stays as it was
     opening_points: int = 0  # rummikub: the new melds' value from the rack
     groups_may_grow: bool = True  # vatikan before a sequence: no more groups than before
-    add_size: int | None = None  # shangai: an add must place exactly this many cards
+    add_size: int | None = None  # shangai: an add must place exactly this many (NO_ADD: no add)
 
 
 @dataclass
@@ -186,6 +189,14 @@ class TurnModel:
             self.meld_count.append(counts)
             self.meld_naturals.append(naturals)
         self._find_linkable()
+        # D4: two table wilds of one card code in different melds can trade places, each
+        # keeping its value (R5); a meld then shows its very cards though its own wild left,
+        # which its keep flag counts as a change. Its count of melds changed is then only an
+        # upper bound of the table's (docs/solver.md, "Objectives and tie-break").
+        wild_melds: dict[Card, set[int]] = {}
+        for w in self.wilds:
+            wild_melds.setdefault(w.card, set()).add(w.meld)
+        self.keeps_exact = all(len(melds) < 2 for melds in wild_melds.values())
         self.hand_count: Counter[Card] = Counter(self.position.hand)
         all_cards = set(self.table_count) | set(self.hand_count)
         self.wild_capable = sorted(c for c in all_cards if rs.is_wild_card(c))
@@ -946,7 +957,9 @@ class TurnModel:
                 *(s.isgrp for s in self.slots),
             ]
             m.add(_sum(groups_after) <= groups_before)
-        if opts.add_size is not None:
+        if opts.add_size == NO_ADD:
+            m.add(self.n_after >= n_before + 1)
+        elif opts.add_size is not None:
             # R8: a play that adds no meld must place as many cards as any add can.
             is_add = m.new_bool_var("is_add")
             m.add(self.n_after <= n_before).only_enforce_if(is_add)

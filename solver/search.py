@@ -13,7 +13,7 @@ from enum import Enum
 
 from ortools.sat.python import cp_model
 
-from solver.model import ModelOptions, TurnModel
+from solver.model import NO_ADD, ModelOptions, TurnModel
 from solver.position import Meld, Move, Position
 from solver.rebuild import rebuild_move
 from solver.rulesets import Ruleset
@@ -48,6 +48,15 @@ class Objective(Enum):
 
 class SolverError(RuntimeError):
     """The solver produced a move the validator rejects: a bug, reported loudly."""
+
+
+class SearchUndecided(RuntimeError):
+    """A search question of the rules was not settled within its time.
+
+    R8's "how many cards can an add place?" answered with the best play found rather than
+    the proved most could call a smaller add maximal: an illegal move judged legal. So the
+    question is left unanswered, and the caller says so (the service: DEADLINE_EXCEEDED).
+    """
 
 
 @dataclass(frozen=True)
@@ -203,10 +212,19 @@ def max_cards_placed(
     """The most hand cards any legal play places with at most ``max_new_melds`` new melds.
 
     0 when no play exists. Used for R8's "an add must be maximal" and "must play if able".
+    Raises ``SearchUndecided`` when ``time_limit_ms`` runs out before the most is proved.
     """
     if not position.hand or not play_allowed(position):
         return 0
-    return _max_played(position, max_new_melds, _Budget(time_limit_ms))
+    budget = _Budget(time_limit_ms)
+    most = _max_played(position, max_new_melds, budget)
+    if not budget.optimal:
+        play = "an add" if max_new_melds == 0 else "a play"
+        raise SearchUndecided(
+            f"R8's question, how many hand cards {play} can place at most, was not settled "
+            f"within {time_limit_ms} ms (at least {most}), so the move cannot be judged"
+        )
+    return most
 
 
 def solve_move(
@@ -264,7 +282,8 @@ def solve_move(
         conflicts=budget.conflicts,
         branches=budget.branches,
         solves=budget.solves,
-        tie_break_proved=budget.tie_break_proved is not False,
+        # Proved for the model's count, which is the table's unless D4 applies.
+        tie_break_proved=budget.tie_break_proved is not False and tm.keeps_exact,
     )
     optimal = budget.optimal if first_proved is None else first_proved
     return SolveResult(tuple(moves), optimal, stats)
@@ -286,6 +305,10 @@ def _turn_model(position: Position, budget: _Budget) -> tuple[TurnModel, PlacedO
     if not rs.add_must_be_maximal:
         return TurnModel(position, _options(position, rs.max_new_melds, None)), None
     add_size = _max_played(position, 0, budget)
+    if not budget.optimal:
+        # The largest add is not known, so no add can be shown maximal (R8): only meld
+        # plays are offered, and the answer is not optimal (the budget says so already).
+        return TurnModel(position, _options(position, rs.max_new_melds, NO_ADD)), _no_add
     tm = TurnModel(position, _options(position, rs.max_new_melds, add_size))
     return tm, _known_largest_add(add_size)
 
@@ -542,6 +565,11 @@ def _known_largest_add(add_size: int) -> PlacedOracle:
         return max_cards_placed(position, max_new_melds)
 
     return oracle
+
+
+def _no_add(position: Position, max_new_melds: int | None = None) -> int:
+    """The validator's oracle where the model offers no add: never asked for a meld play."""
+    raise SolverError("the solver offered an add although the largest add is not known (R8)")
 
 
 def _checked(position: Position, move: Move, max_placed: PlacedOracle | None = None) -> SolvedMove:

@@ -214,7 +214,8 @@ def search_violations(
                     "R8",
                 )
             )
-    if is_add and ruleset.add_must_be_maximal:
+    # An add placing the whole hand is maximal without a search.
+    if is_add and ruleset.add_must_be_maximal and played < len(position.hand):
         best = oracle(position, max_new_melds=0)
         if played < best:
             out.append(

@@ -82,6 +82,15 @@ def test_r8_add_asks_for_the_largest_add() -> None:
     assert oracle.asked == [0]
 
 
+def test_r8_an_add_of_the_whole_hand_asks_nothing() -> None:
+    """No add places more cards than the hand holds, so "both must go" needs no search."""
+    oracle = Oracle(add=2, any_play=2)
+    pos = parse_position("shangai", 2, [["8C", "9D", "10H"]], ["7S", "JC"])
+    verdict = validate_move(pos, parse_move(pos, [["7S", "8C", "9D", "10H", "JC"]]),
+                            max_placed=oracle)
+    assert verdict.legal and oracle.asked == []
+
+
 def test_r8_pass_asks_whether_any_play_exists() -> None:
     oracle = Oracle(add=0, any_play=3)
     pos = parse_position("manipulation", 2, [["8C", "9D", "10H"]], ["5S", "5C", "5D"])

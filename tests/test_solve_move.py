@@ -29,6 +29,7 @@ from solver.rulesets import RULESETS, DrawRule
 from solver.search import Objective, knock_reach, solve_move
 from solver.validate import validate_move
 from tests.reference.bruteforce import as_seen
+from tests.reference.bruteforce import solve as reference_solve
 from tests.reference.positions import random_position, wild_cards_in_play
 
 VECTORS = Path(__file__).parent / "vectors" / "solve" / "solve.toml"
@@ -246,6 +247,43 @@ def test_tie_break_reaches_the_proved_fewest_changes(ruleset: str, size: str) ->
         solver.parameters.max_time_in_seconds = 60
         assert solver.solve(tm.model) == cp_model.OPTIMAL
         assert result.moves[0].melds_changed <= round(solver.objective_value)
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players", "table", "hand", "turn", "exact"),
+    [
+        # Found by the brute-force differential with up to three 2s (seed 61994): each 2♥
+        # may stand for an ace, so the two trade places and `2H=A AS AD` reads unchanged.
+        ("mexe-mexe", 4, [["2H=AC", "2C", "3C"], ["2H=A", "AS", "AD"]],
+         ["AS", "4H", "3H", "3S", "AC"], Turn(cards_drawn=1), False),
+        # DISAGREEMENTS.md D4: the two jokers trade places.
+        ("carrossel", 4, [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
+         ["3H", "AD"], Turn(cards_drawn=1), False),
+        # One joker: the keep flags count exactly as the table shows.
+        ("carrossel", 4, [["JS", "QS", "KS", "JK"], ["AH", "AC", "AS"], ["AH", "AC", "AD"]],
+         ["3H", "AD"], Turn(cards_drawn=1), True),
+    ],
+)
+def test_d4_the_tie_break_is_proved_only_where_the_model_counts_as_the_table(
+    ruleset: str, players: int, table: list[list[str]], hand: list[str], turn: Turn,
+    exact: bool,
+) -> None:
+    """SPEC §4 tie-break, D4: two table wilds of one card code in different melds can trade
+    places, each keeping its value (R5); a meld then shows its very cards and is unchanged
+    by the table's count, while the model's keep flag (its own cards stay) counts it
+    changed. There the model's fewest is only an upper bound, so it is never reported
+    proved above the brute-force reference's fewest."""
+    position = parse_position(ruleset, players, table, hand, turn)
+    assert TurnModel(position, ModelOptions(max_new_melds=1)).keeps_exact is exact
+    result = solve_move(position, Objective.MOST_CARDS)
+    optima = reference_solve(position)
+    assert optima.most_cards is not None and optima.fewest_changed is not None
+    assert result.moves[0].cards_played == optima.most_cards.value
+    changed = result.moves[0].melds_changed
+    assert changed >= optima.fewest_changed
+    assert changed == optima.fewest_changed or not result.stats.tie_break_proved
+    if exact:
+        assert result.stats.tie_break_proved and changed == optima.fewest_changed
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,8 @@ Example::
     carrossel validate carrossel --players 2 --drawn 1 \\
         --table "7H 8S JK=9" --hand "5C 9D" --after "5C JK 7H 8S 9D"
 
-Exit status: 0 legal, 1 illegal, 2 malformed input (bad code, impossible counts, ...).
+Exit status: 0 legal, 1 illegal, 2 malformed input (bad code, impossible counts, ...), 3 when
+shangai or manipulation's R8 search could not be settled in 10 s (no verdict is guessed).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from service.cli_commands._position_args import print_malformed, split_cards, sp
 from solver.errors import InvalidRequest
 from solver.position import Turn, parse_move, parse_position
 from solver.rulesets import RULESETS, Family
+from solver.search import SearchUndecided
 from solver.validate import Verdict, validate_move
 
 
@@ -71,7 +73,11 @@ def run(args: argparse.Namespace) -> int:
                           args.knock)
     except InvalidRequest as error:
         return print_malformed(error, "move")
-    verdict = validate_move(position, move)
+    try:
+        verdict = validate_move(position, move)
+    except SearchUndecided as undecided:
+        print(f"undecided: {undecided}", file=sys.stderr)
+        return 3
     print(render(verdict))
     return 0 if verdict.legal else 1
 

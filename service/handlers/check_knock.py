@@ -7,7 +7,7 @@ import grpc
 from carrossel.v1 import rummy_pb2
 from service import convert
 from service.handlers.solve_move import require_rearrangement
-from service.limits import solve_slot, solve_time_limit_s
+from service.limits import bounded_search, solve_slot, solve_time_limit_s
 from solver.search import knock_reach
 from solver.validate import validate_move
 
@@ -20,7 +20,8 @@ def handle(
     require_rearrangement(position, context, "CheckKnock")
     threshold = position.ruleset.knock_threshold
     if call.move is not None:
-        verdict = validate_move(position, call.move)
+        search = bounded_search(context, request.time_limit_ms)
+        verdict = validate_move(position, call.move, max_placed=search)
         reason = ""
         if not threshold:
             reason = f"there is no knock in {position.ruleset.id} (R10)"

@@ -11,6 +11,7 @@ import grpc
 
 from carrossel.v1 import rummy_pb2
 from service import convert
+from service.limits import bounded_search
 from solver.rulesets import Family
 from solver.validate import Verdict, validate_move
 
@@ -43,4 +44,5 @@ def handle(
             f"ValidateMove for {call.position.ruleset.id} (contract rummy) is not implemented "
             "yet; the rearrangement rulesets are.",
         )
-    return verdict_to_proto(validate_move(call.position, call.move))
+    verdict = validate_move(call.position, call.move, max_placed=bounded_search(context))
+    return verdict_to_proto(verdict)
