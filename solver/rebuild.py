@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 
 from ortools.sat.python import cp_model
 
 from solver.cards import SUITS, Card, TableCard, WildValue
+from solver.melds import MeldKind
 from solver.model import Slot, TurnModel
 from solver.position import Meld, Move
 from solver.rulesets import rank_of_position
@@ -174,21 +176,94 @@ def _pool_groups(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> 
         free_var = tm.group_free.get(rank)
         for _ in range(_val(solver, free_var) if free_var is not None else 0):
             loose.append(TableCard(free.pop(0), WildValue(rank, None)))
-        groups = _deal_suited(sizes, suited)
+        wanted = [
+            Counter(tc.card for tc in tm.position.table[m])
+            for m, reading in enumerate(tm.before)
+            if reading.kind is MeldKind.GROUP
+            and reading.rank == rank
+            and not _val(solver, tm.keep[m])
+        ]
+        groups = _deal_groups(sizes, suited, loose, wanted)
         if groups is None:
-            raise AssertionError(f"no groups of rank {rank} hold these cards: {suited}")
-        for g, size in zip(groups, sizes, strict=True):
-            while len(g) < size and loose:
-                g.append(loose.pop(0))
-            melds.append(tuple(g))
-        if loose:
-            raise AssertionError(f"wilds left over in groups of rank {rank}")
+            raise AssertionError(f"no groups of rank {rank} hold these cards: {suited} {loose}")
+        melds += [tuple(g) for g in groups]
     return melds
+
+
+# How many ways of dealing one rank's groups are compared at most (each takes a few µs).
+MAX_DEALS = 200
+
+
+def _deal_groups(
+    sizes: list[int],
+    suited: list[TableCard],
+    loose: list[TableCard],
+    wanted: list[Counter[Card]],
+) -> list[list[TableCard]] | None:
+    """One rank's groups: the suited cards dealt (``_deal_suited``), then the wilds of no
+    suit into the room left. The model fixes only how many cards of each kind the groups
+    hold, so where melds before of this rank were not kept, the deal that lays the most of
+    them again with their very cards is chosen (identical cards make that happen, D4): the
+    table then shows those melds unchanged (``search.changed_melds``)."""
+    held = Counter(tc.card for tc in (*suited, *loose))
+    wanted = [cards for cards in wanted if not cards - held]  # those these cards can lay
+    best: list[list[TableCard]] | None = None
+    best_score = -1
+    for n, dealt in enumerate(_deals_suited(sizes, suited, by_card=bool(wanted))):
+        for groups in _fill_loose(dealt, sizes, loose):
+            score = _matches(groups, wanted)
+            if score > best_score:
+                best, best_score = [list(g) for g in groups], score
+            if not wanted or best_score == min(len(wanted), len(sizes)):
+                return best
+        if n + 1 >= MAX_DEALS:
+            break
+    return best
+
+
+def _fill_loose(
+    dealt: list[list[TableCard]], sizes: list[int], loose: list[TableCard]
+) -> Iterator[list[list[TableCard]]]:
+    """Every way of putting the wilds of no suit into the room left, wilds of one card
+    alike (the groups are yielded as they are being filled: copy to keep)."""
+    if not loose:
+        yield dealt
+        return
+    first, rest = loose[0], loose[1:]
+    tried: set[tuple[int, tuple[str, ...]]] = set()
+    for g, size in zip(dealt, sizes, strict=True):
+        shape = (size, tuple(sorted(tc.card.code for tc in g)))
+        if len(g) >= size or shape in tried:
+            continue
+        tried.add(shape)
+        g.append(first)
+        yield from _fill_loose(dealt, sizes, rest)
+        g.pop()
+
+
+def _matches(groups: list[list[TableCard]], wanted: list[Counter[Card]]) -> int:
+    """How many of the ``wanted`` melds the groups lay again, card for card."""
+    left = list(wanted)
+    found = 0
+    for g in groups:
+        cards = Counter(tc.card for tc in g)
+        if cards in left:
+            left.remove(cards)
+            found += 1
+    return found
 
 
 def _deal_suited(sizes: list[int], suited: list[TableCard]) -> list[list[TableCard]] | None:
     """Cards with a suit (naturals, and wilds standing for a suit) into groups of these
-    sizes: no suit twice in a group (R3), a natural in each (R4); None if impossible.
+    sizes: no suit twice in a group (R3), a natural in each (R4); None if impossible."""
+    return next(_deals_suited(sizes, suited), None)
+
+
+def _deals_suited(
+    sizes: list[int], suited: list[TableCard], by_card: bool = False
+) -> Iterator[list[list[TableCard]]]:
+    """Every deal of ``_deal_suited``, the same first; groups alike so far are tried once
+    (alike by suits and naturals, or with ``by_card`` by their very cards).
 
     A small backtracking search, naturals first: a rank has a handful of groups and at most
     two decks of cards, and dealing round-robin can leave a group with wilds alone.
@@ -199,27 +274,30 @@ def _deal_suited(sizes: list[int], suited: list[TableCard]) -> list[list[TableCa
         naturals_left[t] = naturals_left[t + 1] + (order[t].value is None)
     groups: list[list[TableCard]] = [[] for _ in sizes]
 
-    def place(t: int) -> bool:
+    def place(t: int) -> Iterator[list[list[TableCard]]]:
         lacking = sum(1 for g in groups if not any(tc.value is None for tc in g))
         if naturals_left[t] < lacking:
-            return False
+            return
         if t == len(order):
-            return True
+            yield [list(g) for g in groups]
+            return
         suit = _suit_of(order[t])
         seen: set[tuple[int, tuple[tuple[str, bool], ...]]] = set()
         for g, size in zip(groups, sizes, strict=True):
             # Groups alike in size, suits and which of them are natural are interchangeable.
-            shape = (size, tuple(sorted((_suit_of(o), o.value is None) for o in g)))
+            shape = (size, tuple(sorted((_shown(o, by_card), o.value is None) for o in g)))
             if len(g) >= size or shape in seen or any(_suit_of(o) == suit for o in g):
                 continue
             seen.add(shape)
             g.append(order[t])
-            if place(t + 1):
-                return True
+            yield from place(t + 1)
             g.pop()
-        return False
 
-    return groups if place(0) else None
+    return place(0)
+
+
+def _shown(tc: TableCard, by_card: bool) -> str:
+    return tc.card.code if by_card else _suit_of(tc)
 
 
 def _suit_of(tc: TableCard) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import tomllib
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from solver import search
 from solver.cards import Card, TableCard, WildValue
 from solver.model import ModelOptions, TurnModel
 from solver.position import Position, Turn, parse_position
-from solver.rebuild import _deal_suited
+from solver.rebuild import _deal_groups, _deal_suited
 from solver.rulesets import RULESETS, DrawRule
 from solver.search import Objective, knock_reach, solve_move
 from solver.validate import validate_move
@@ -284,6 +285,29 @@ def test_d4_the_tie_break_is_proved_only_where_the_model_counts_as_the_table(
     assert changed == optima.fewest_changed or not result.stats.tie_break_proved
     if exact:
         assert result.stats.tie_break_proved and changed == optima.fewest_changed
+
+
+def test_d4_the_rebuild_deals_a_group_again_with_its_very_cards() -> None:
+    """SPEC §4 tie-break, by the table's count: the model's solution fixes how many cards of
+    each suit and which wilds one rank's groups hold, not which go together. Of the deals,
+    the one that lays a meld before again card for card is chosen: here `2H=A AS AD` is laid
+    as `AD AS 2H=AC` (the run's 2♥, still the ace of clubs, R4/R5), and its own 2♥ joins
+    `AC AS 2H=A`. One meld changed, the brute force's fewest; the first deal laid
+    `AC AD AS | AS 2H=AC 2H=A`, two."""
+    position = parse_position("mexe-mexe", 4, [["2H=AC", "2C", "3C"], ["2H=A", "AS", "AD"]],
+                              ["AS", "4H", "3H", "3S", "AC"], Turn(cards_drawn=1))
+    best = solve_move(position, Objective.MOST_CARDS).moves[0]
+    assert best.cards_played == 4 and best.melds_changed == 1
+    assert ("2H", "AD", "AS") in {tuple(sorted(tc.card.code for tc in m)) for m in best.move.table}
+    two_h = Card(2, "H")
+    suited = [TableCard(Card(1, s)) for s in "CDSS"] + [TableCard(two_h, WildValue(1, "C"))]
+    loose = [TableCard(two_h, WildValue(1, None))]
+    first = _deal_groups([3, 3], suited, loose, [])
+    assert first is not None and first[0] == [TableCard(Card(1, s)) for s in "CDS"]
+    wanted = Counter([two_h, Card(1, "S"), Card(1, "D")])
+    dealt = _deal_groups([3, 3], suited, loose, [wanted])
+    assert dealt is not None
+    assert wanted in [Counter(tc.card for tc in g) for g in dealt]
 
 
 @pytest.mark.parametrize(
