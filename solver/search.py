@@ -13,6 +13,7 @@ from enum import Enum
 
 from ortools.sat.python import cp_model
 
+from solver.cards import TableCard
 from solver.model import NO_ADD, ModelOptions, TurnModel
 from solver.position import Meld, Move, Position
 from solver.rebuild import rebuild_move
@@ -533,17 +534,23 @@ def _table_key(move: Move) -> TableKey:
     return table, tuple(sorted(card.code for card in move.to_hand))
 
 
-def _meld_key(meld: Meld) -> tuple[str, ...]:
-    # The cards alone: a legal play cannot change a wild's value in a meld whose cards all
-    # stay (R5), so a different written value is only a note (a group wild's suit) or a
-    # mexe-mexe 2 read as a wild of its own value; the player sees the same meld.
-    return tuple(sorted(tc.card.code for tc in meld))
+def _meld_key(meld: Meld) -> tuple[tuple[str, int], ...]:
+    # Each card with the rank it stands for as a wild (0: natural, or a mexe-mexe 2 standing
+    # for its own rank). The same cards can hold wilds of other ranks where another copy of
+    # a natural released them: vatikan `AS JK=A JK=A` laid again as `AS JK=2 JK=3`, a group
+    # become a run. A wild's suit is not compared: a note in a group, the naturals' in a run.
+    return tuple(sorted((tc.card.code, _stands_for(tc)) for tc in meld))
+
+
+def _stands_for(tc: TableCard) -> int:
+    value = tc.value
+    return 0 if value is None or value.rank == tc.card.rank else value.rank
 
 
 def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tuple[bool, ...]]:
-    """How many melds before have no meld of the very same cards after, and which melds
-    after are new."""
-    before = Counter(_meld_key(meld) for meld in position.table)
+    """How many melds before have no meld of the very same cards after, their wilds
+    standing for the same ranks, and which melds after are new."""
+    before = Counter(_meld_key(c.normalized) for c in position.readings)
     flags = []
     for meld in table:
         key = _meld_key(meld)

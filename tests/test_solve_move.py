@@ -22,6 +22,7 @@ from bench.positions import random_position as deal
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.cli import main as cli_main
 from solver import search
+from solver.cards import JOKER_CARD as JOKER
 from solver.cards import Card, TableCard, WildValue
 from solver.model import ModelOptions, TurnModel
 from solver.position import Position, Turn, parse_position
@@ -285,6 +286,24 @@ def test_d4_the_tie_break_is_proved_only_where_the_model_counts_as_the_table(
     assert changed == optima.fewest_changed or not result.stats.tie_break_proved
     if exact:
         assert result.stats.tie_break_proved and changed == optima.fewest_changed
+
+
+def test_melds_changed_compares_what_each_wild_stands_for() -> None:
+    """SPEC §4 tie-break count: the hand's A♣ A♥ free both jokers of `AS JK=A JK=A` (R5),
+    and with the other meld's A♠ they make `AS JK=2 JK=3`: the first meld's very cards, but
+    a group become a run, so it is changed. Every best play changes both melds, which the
+    model proves and the brute force confirms (vatikan seed 71078 of the differential)."""
+    position = parse_position("vatikan", 5, [["AS", "JK=A", "JK=A"], ["AD", "AH", "AC", "AS"]],
+                              ["AC", "AH"], Turn())
+    result = solve_move(position, Objective.MOST_CARDS, 5)
+    assert result.optimal and result.stats.tie_break_proved and len(result.moves) == 5
+    assert {m.melds_changed for m in result.moves} == {2}
+    assert reference_solve(position).fewest_changed == 2
+    run = (TableCard(Card(1, "S")), TableCard(JOKER, WildValue(2, None)),
+           TableCard(JOKER, WildValue(3, None)))
+    freed = tuple(TableCard(Card(1, s)) for s in "CHS")
+    rest = tuple(TableCard(Card(1, s)) for s in "CDH")
+    assert search.changed_melds(position, (freed, run, rest))[0] == 2
 
 
 def test_d4_the_rebuild_deals_a_group_again_with_its_very_cards() -> None:

@@ -561,20 +561,33 @@ def legal_moves_where(
 
 
 def melds_changed(position: Position, table: Sequence[Meld]) -> int:
-    """Melds before with no meld of the very same cards after (the reference's own count).
+    """Melds before with no meld of the very same cards after, each wild standing for the
+    same rank (the reference's own count).
 
-    Cards alone say it: a legal play cannot change a wild's value in a meld whose cards
-    all stay (R5 needs a natural from the hand in that meld to release it).
+    A wild's rank is compared because another copy of a natural card can release it and
+    the same cards then make another meld (`AS JK=A JK=A` becoming `AS JK=2 JK=3`); its suit
+    is only a note in a group and the naturals' in a run.
     """
-    after = Counter(tuple(sorted(tc.card.code for tc in meld)) for meld in table)
+    after = Counter(_cards_and_ranks(meld) for meld in table)
     changed = 0
-    for meld in position.table:
-        key = tuple(sorted(tc.card.code for tc in meld))
+    for classified in position.readings:
+        key = _cards_and_ranks(classified.normalized)
         if after[key] > 0:
             after[key] -= 1
         else:
             changed += 1
     return changed
+
+
+def _cards_and_ranks(meld: Sequence[TableCard]) -> tuple[tuple[str, int], ...]:
+    """A meld's cards, each with the rank it stands for as a wild (0: as itself)."""
+    return tuple(
+        sorted(
+            (tc.card.code, 0 if tc.value is None or tc.value.rank == tc.card.rank else
+             tc.value.rank)
+            for tc in meld
+        )
+    )
 
 
 def _fewest_changed(
