@@ -13,7 +13,8 @@ from enum import Enum
 
 from ortools.sat.python import cp_model
 
-from solver.cards import TableCard
+from solver.cards import Card, WildValue
+from solver.melds import MeldClassification
 from solver.model import NO_ADD, ModelOptions, TurnModel
 from solver.position import Meld, Move, Position
 from solver.rebuild import rebuild_move
@@ -539,18 +540,26 @@ def _meld_key(meld: Meld) -> tuple[tuple[str, int], ...]:
     # for its own rank). The same cards can hold wilds of other ranks where another copy of
     # a natural released them: vatikan `AS JK=A JK=A` laid again as `AS JK=2 JK=3`, a group
     # become a run. A wild's suit is not compared: a note in a group, the naturals' in a run.
-    return tuple(sorted((tc.card.code, _stands_for(tc)) for tc in meld))
+    return tuple(sorted((tc.card.code, _stands_for(tc.card, tc.value)) for tc in meld))
 
 
-def _stands_for(tc: TableCard) -> int:
-    value = tc.value
-    return 0 if value is None or value.rank == tc.card.rank else value.rank
+def _stands_for(card: Card, value: WildValue | None) -> int:
+    return 0 if value is None or value.rank == card.rank else value.rank
+
+
+def _before_key(classified: MeldClassification) -> tuple[tuple[str, int], ...]:
+    # ``_meld_key`` of a meld before, its wilds' values read (a bare `JK` stands for one).
+    reading = classified.reading
+    stands = zip(classified.cards, reading.values, reading.wild, strict=True)
+    return tuple(
+        sorted((tc.card.code, _stands_for(tc.card, v if w else None)) for tc, v, w in stands)
+    )
 
 
 def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tuple[bool, ...]]:
     """How many melds before have no meld of the very same cards after, their wilds
     standing for the same ranks, and which melds after are new."""
-    before = Counter(_meld_key(c.normalized) for c in position.readings)
+    before = Counter(_before_key(c) for c in position.readings)
     flags = []
     for meld in table:
         key = _meld_key(meld)
