@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -535,25 +536,24 @@ def _table_key(move: Move) -> TableKey:
     return table, tuple(sorted(card.code for card in move.to_hand))
 
 
-def _meld_key(meld: Meld) -> tuple[tuple[str, int], ...]:
+MeldKey = tuple[tuple[str, int], ...]
+
+
+def _meld_key(cards: Iterable[tuple[Card, WildValue | None]]) -> MeldKey:
     # Each card with the rank it stands for as a wild (0: natural, or a mexe-mexe 2 standing
     # for its own rank). The same cards can hold wilds of other ranks where another copy of
     # a natural released them: vatikan `AS JK=A JK=A` laid again as `AS JK=2 JK=3`, a group
     # become a run. A wild's suit is not compared: a note in a group, the naturals' in a run.
-    return tuple(sorted((tc.card.code, _stands_for(tc.card, tc.value)) for tc in meld))
+    return tuple(
+        sorted((c.code, 0 if v is None or v.rank == c.rank else v.rank) for c, v in cards)
+    )
 
 
-def _stands_for(card: Card, value: WildValue | None) -> int:
-    return 0 if value is None or value.rank == card.rank else value.rank
-
-
-def _before_key(classified: MeldClassification) -> tuple[tuple[str, int], ...]:
-    # ``_meld_key`` of a meld before, its wilds' values read (a bare `JK` stands for one).
+def _before_key(classified: MeldClassification) -> MeldKey:
+    # A meld before, its wilds' values read (a bare `JK` stands for one).
     reading = classified.reading
     stands = zip(classified.cards, reading.values, reading.wild, strict=True)
-    return tuple(
-        sorted((tc.card.code, _stands_for(tc.card, v if w else None)) for tc, v, w in stands)
-    )
+    return _meld_key((tc.card, v if w else None) for tc, v, w in stands)
 
 
 def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tuple[bool, ...]]:
@@ -562,7 +562,7 @@ def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tup
     before = Counter(_before_key(c) for c in position.readings)
     flags = []
     for meld in table:
-        key = _meld_key(meld)
+        key = _meld_key((tc.card, tc.value) for tc in meld)
         if before[key] > 0:
             before[key] -= 1
             flags.append(False)
