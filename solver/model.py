@@ -192,7 +192,8 @@ class TurnModel:
         # D4: two table wilds of one card code in different melds can trade places, each
         # keeping its value (R5); a meld then shows its very cards though its own wild left,
         # which its keep flag counts as a change. Its count of melds changed is then only an
-        # upper bound of the table's (docs/solver.md, "Objectives and tie-break").
+        # upper bound of the table's (docs/solver.md, "Objectives and tie-break"); so it is
+        # where a slot could hold a natural meld's cards with others (``_find_matchable``).
         wild_melds: dict[Card, set[int]] = {}
         for w in self.wilds:
             wild_melds.setdefault(w.card, set()).add(w.meld)
@@ -251,8 +252,12 @@ class TurnModel:
         the model must count it kept too, or its tie-break proves a count that a table it
         cannot see beats (docs/solver.md). Candidates are the melds a release leaves: the
         releasing hand card with naturals of the released wild's meld, nothing else. A slot
-        that also takes other cards can match still other melds, but each candidate adds
-        variables that slow the tie-break's search, and those matches were not seen.
+        that also takes other cards can match still other melds (vatikan
+        ``JD QH KH JK=A | QH KS AD`` with ``AD`` in hand: the slot ``QH KS AD`` takes the
+        first meld's Q♥), but each candidate adds variables that slow the tie-break's search,
+        so those are not candidates: where one exists the model's count is only an upper
+        bound of the table's and ``keeps_exact`` is false (``rebuild._lay_again`` then
+        swaps cards to lay such melds again).
         """
         self.match_shapes: dict[int, Shape] = {}
         if not self.n_slots:
@@ -262,22 +267,34 @@ class TurnModel:
             for w in (self.wilds[i] for i in self.releasable)
         ]
         for m, meld in enumerate(self.position.table):
-            if not self._all_natural(m):
+            if not self.all_natural(m):
                 continue
             reading = self.before[m]
             codes = self.meld_naturals[m]
-            if not any(
-                codes[code] and not (codes - Counter({code: 1})) - origin
+            # What a releasing slot holding this meld takes besides the hand's card; it
+            # needs a natural of the released wild's meld (R5's continuation).
+            rests = [
+                (rest, origin)
                 for released, origin in wanted
                 for code in released
-            ):
+                if codes[code]
+                for rest in (codes - Counter({code: 1}),)
+                if rest & origin
+            ]
+            if not rests:
                 continue
             if reading.kind is MeldKind.SEQUENCE and self.slot_runs:
                 places = zip(reading.positions, (tc.card.suit for tc in meld), strict=True)
-                self.match_shapes[m] = (tuple(sorted(places)), None)
+                shape: Shape = (tuple(sorted(places)), None)
             elif reading.kind is MeldKind.GROUP and self.slot_groups:
                 suits = tuple(x for x in SUITS if (reading.rank, x) in codes)
-                self.match_shapes[m] = (None, (reading.rank, suits))
+                shape = (None, (reading.rank, suits))
+            else:
+                continue
+            if any(not rest - origin for rest, origin in rests):
+                self.match_shapes[m] = shape
+            else:
+                self.keeps_exact = False
 
     def _find_linkable(self) -> None:
         """Melds before that the pool can hold as they are (see the module docstring)."""
@@ -285,7 +302,7 @@ class TurnModel:
         self.linked_runs: dict[int, RunKey] = {}
         self.linked_groups: dict[int, GroupKey] = {}  # confirmed by _build_pool per rank
         for m, meld in enumerate(self.position.table):
-            if not self._all_natural(m):
+            if not self.all_natural(m):
                 continue
             reading = self.before[m]
             if reading.kind is MeldKind.SEQUENCE and self.same_suit and reading.suit:
@@ -295,7 +312,7 @@ class TurnModel:
                 suits = {tc.card.suit for tc in meld}
                 self.linked_groups[m] = (reading.rank, tuple(x for x in SUITS if x in suits))
 
-    def _all_natural(self, m: int) -> bool:
+    def all_natural(self, m: int) -> bool:
         """Meld ``m`` before holds no wild and no card that could be one (a mexe-mexe 2)."""
         return not any(self.before[m].wild) and not any(
             self.rs.is_wild_card(tc.card) for tc in self.position.table[m]

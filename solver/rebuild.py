@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from ortools.sat.python import cp_model
 
 from solver.cards import SUITS, Card, TableCard, WildValue
-from solver.melds import MeldKind
+from solver.melds import MeldKind, classify
 from solver.model import Slot, TurnModel
 from solver.position import Meld, Move
-from solver.rulesets import rank_of_position
+from solver.rulesets import Ruleset, rank_of_position
 
 
 def _val(solver: cp_model.CpSolver, var: cp_model.LinearExprT) -> int:
@@ -37,7 +37,77 @@ def rebuild_move(tm: TurnModel, solver: cp_model.CpSolver) -> Move:
     to_hand = tuple(tm.wilds[i].card for i, v in tm.th.items() if _val(solver, v))
     if free:
         raise AssertionError(f"free wilds left unplaced: {free}")
+    if not tm.keeps_exact:
+        _lay_again(tm, melds)
     return Move(tuple(melds), to_hand)
+
+
+CardsKey = frozenset[tuple[Card, int]]
+
+
+def _cards_key(meld: Meld) -> CardsKey:
+    return frozenset(Counter(tc.card for tc in meld).items())
+
+
+def _lay_again(tm: TurnModel, melds: list[Meld]) -> None:
+    """Swap two natural cards of one rank between two natural melds after wherever that
+    lays a natural meld before again card for card, both staying melds: the table's count
+    of melds changed (``search.changed_melds``) drops by one each time. Asked only where
+    the model's count is an upper bound of the table's (``TurnModel.keeps_exact``): vatikan
+    ``JD QH KH JK=A | QH KS AD`` with ``AD`` in hand, whose solution may lay
+    ``QH KH AD | 10D JD QH KS``; one swap makes it ``QH KS AD`` (the second meld, unchanged)
+    and ``10D JD QH KH``."""
+    table = tm.position.table
+    before = Counter(_cards_key(meld) for m, meld in enumerate(table) if tm.all_natural(m))
+    for _ in range(len(melds)):  # each swap lays one more meld again
+        swapped = _one_swap(tm.rs, melds, before)
+        if swapped is None:
+            return
+        melds[:] = swapped
+
+
+def _natural(rs: Ruleset, meld: Meld) -> bool:
+    return all(tc.value is None and not rs.is_wild_card(tc.card) for tc in meld)
+
+
+def _laid_again(rs: Ruleset, melds: list[Meld], before: Counter[CardsKey]) -> int:
+    after = Counter(_cards_key(meld) for meld in melds if _natural(rs, meld))
+    return sum((before & after).values())
+
+
+def _one_swap(rs: Ruleset, melds: list[Meld], before: Counter[CardsKey]) -> list[Meld] | None:
+    """The table after the first swap that lays more melds before again (None: none does)."""
+    now = _laid_again(rs, melds, before)
+    missing = before - Counter(_cards_key(meld) for meld in melds if _natural(rs, meld))
+    for wanted in missing:
+        want = Counter(dict(wanted))
+        for a, meld_a in enumerate(melds):
+            if len(meld_a) != want.total() or not _natural(rs, meld_a):
+                continue
+            has = Counter(tc.card for tc in meld_a)
+            give, take = has - want, want - has
+            if give.total() != 1 or take.total() != 1:
+                continue
+            (x,), (y,) = give, take
+            if x.rank != y.rank:
+                continue  # each meld keeps its kind and places (R6, vatikan's groups rule)
+            i = next(k for k, tc in enumerate(meld_a) if tc.card == x)
+            new_a = (*meld_a[:i], TableCard(y), *meld_a[i + 1 :])
+            if not classify(rs, new_a).ok:
+                continue
+            for b, meld_b in enumerate(melds):
+                # A meld of naturals only: no wild whose reading the swap could change (R5).
+                if b == a or y not in (tc.card for tc in meld_b) or not _natural(rs, meld_b):
+                    continue
+                j = next(k for k, tc in enumerate(meld_b) if tc.card == y)
+                new_b = (*meld_b[:j], TableCard(x), *meld_b[j + 1 :])
+                if not classify(rs, new_b).ok:
+                    continue
+                swapped = list(melds)
+                swapped[a], swapped[b] = new_a, new_b
+                if _laid_again(rs, swapped, before) > now:
+                    return swapped
+    return None
 
 
 def _slot_meld(
