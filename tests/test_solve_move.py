@@ -753,3 +753,24 @@ def test_a_meld_a_slot_could_hold_with_other_cards_is_laid_again_by_a_swap() -> 
     optima = reference_solve(position)
     assert optima.most_cards is not None and optima.most_cards.value == 3
     assert optima.fewest_changed == 1
+
+
+def test_the_swap_may_take_a_card_from_a_meld_holding_a_wild() -> None:
+    """SPEC §4 tie-break, counted by cards: `QS KC AH` gives its A♥ to the run the hand's 2♣
+    makes with the first meld's ace and the freed joker, and takes back the A♣: swapping the
+    two aces lays `QS KC AH` again (one meld changed, the brute force's fewest; the solution
+    laid `AH 2C 3H 4H JK=5 | QS KC AC`, two). The run holds a wild, so the swap is kept only
+    because the move stays legal (R5: the joker still stands for a 5). Two jokers in
+    different melds (D4): the model's count is an upper bound (vatikan seed 103623 of the
+    differential)."""
+    position = parse_position("vatikan", 3, [["AC", "JK=2", "3H"], ["QS", "KC", "AH"],
+                                             ["4H", "4S", "JK=4"]], ["4H", "2C"], Turn())
+    result = solve_move(position, Objective.MOST_CARDS)
+    best = result.moves[0]
+    assert (best.cards_played, best.melds_changed) == (2, 1)
+    assert not result.stats.tie_break_proved
+    table = sorted(" ".join(tc.code for tc in m) for m in best.move.table)
+    assert table == ["4H 4S JK=4", "AC 2C 3H 4H JK=5", "QS KC AH"]
+    optima = reference_solve(position)
+    assert optima.most_cards is not None and optima.most_cards.value == 2
+    assert optima.fewest_changed == 1
