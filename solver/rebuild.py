@@ -104,7 +104,7 @@ def _one_swap(
                 continue
             (x,), (y,) = give, take
             if x.rank != y.rank:
-                continue  # each meld keeps its kind and places (R6, vatikan's groups rule)
+                continue  # each meld keeps its kind and places (vatikan's groups rule, R7)
             i = next(k for k, tc in enumerate(meld_a) if tc.card == x)
             new_a = (*meld_a[:i], TableCard(y), *meld_a[i + 1 :])
             if not classify(rs, new_a).ok:
