@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from ortools.sat.python import cp_model
 
 from solver.cards import SUITS, Card, TableCard, WildValue
-from solver.melds import MeldKind, classify
+from solver.melds import MeldKind
 from solver.model import Slot, TurnModel
 from solver.position import Meld, Move
-from solver.rulesets import Ruleset, rank_of_position
-from solver.validate import validate_move
+from solver.rulesets import rank_of_position
 
 
 def _val(solver: cp_model.CpSolver, var: cp_model.LinearExprT) -> int:
@@ -38,90 +37,7 @@ def rebuild_move(tm: TurnModel, solver: cp_model.CpSolver) -> Move:
     to_hand = tuple(tm.wilds[i].card for i, v in tm.th.items() if _val(solver, v))
     if free:
         raise AssertionError(f"free wilds left unplaced: {free}")
-    if not tm.keeps_exact:
-        _lay_again(tm, melds, to_hand)
     return Move(tuple(melds), to_hand)
-
-
-CardsKey = frozenset[tuple[Card, int]]
-
-
-def _cards_key(meld: Meld) -> CardsKey:
-    return frozenset(Counter(tc.card for tc in meld).items())
-
-
-def _lay_again(tm: TurnModel, melds: list[Meld], to_hand: tuple[Card, ...]) -> None:
-    """Swap two natural cards of one rank between two melds after wherever that lays a
-    natural meld before again card for card: the table's count of melds changed
-    (``search.changed_melds``) drops by one each time. Asked only where the model's count
-    is an upper bound of the table's (``TurnModel.keeps_exact``): vatikan
-    ``JD QH KH JK=A | QH KS AD`` with ``AD`` in hand, whose solution may lay
-    ``QH KH AD | 10D JD QH KS``; one swap makes it ``QH KS AD`` (the second meld, unchanged)
-    and ``10D JD QH KH``. A swap is kept only if the move stays legal (``validate_move``
-    without R8's searches, which a swap cannot change: the same cards are laid in as many
-    melds); the move is judged again in full before it leaves the solver."""
-    table = tm.position.table
-    before = Counter(_cards_key(meld) for m, meld in enumerate(table) if tm.all_natural(m))
-
-    def legal(after: list[Meld]) -> bool:
-        move = Move(tuple(after), to_hand)
-        return validate_move(tm.position, move, search_rules=False).legal
-
-    for _ in range(len(melds)):  # each swap lays one more meld again
-        swapped = _one_swap(tm.rs, melds, before, legal)
-        if swapped is None:
-            return
-        melds[:] = swapped
-
-
-def _natural(rs: Ruleset, meld: Meld) -> bool:
-    return all(tc.value is None and not rs.is_wild_card(tc.card) for tc in meld)
-
-
-def _laid_again(rs: Ruleset, melds: list[Meld], before: Counter[CardsKey]) -> int:
-    after = Counter(_cards_key(meld) for meld in melds if _natural(rs, meld))
-    return sum((before & after).values())
-
-
-def _one_swap(
-    rs: Ruleset,
-    melds: list[Meld],
-    before: Counter[CardsKey],
-    legal: Callable[[list[Meld]], bool],
-) -> list[Meld] | None:
-    """The table after the first legal swap that lays more melds before again (None: none
-    does)."""
-    now = _laid_again(rs, melds, before)
-    missing = before - Counter(_cards_key(meld) for meld in melds if _natural(rs, meld))
-    for wanted in missing:
-        want = Counter(dict(wanted))
-        for a, meld_a in enumerate(melds):
-            if len(meld_a) != want.total() or not _natural(rs, meld_a):
-                continue
-            has = Counter(tc.card for tc in meld_a)
-            give, take = has - want, want - has
-            if give.total() != 1 or take.total() != 1:
-                continue
-            (x,), (y,) = give, take
-            if x.rank != y.rank:
-                continue  # each meld keeps its kind and places (vatikan's groups rule, R7)
-            i = next(k for k, tc in enumerate(meld_a) if tc.card == x)
-            new_a = (*meld_a[:i], TableCard(y), *meld_a[i + 1 :])
-            if not classify(rs, new_a).ok:
-                continue
-            for b, meld_b in enumerate(melds):
-                # y where it stands as itself; a wild beside it keeps its written value.
-                at = [k for k, tc in enumerate(meld_b) if tc.card == y and tc.value is None]
-                if b == a or not at:
-                    continue
-                new_b = (*meld_b[: at[0]], TableCard(x), *meld_b[at[0] + 1 :])
-                if not classify(rs, new_b).ok:
-                    continue
-                swapped = list(melds)
-                swapped[a], swapped[b] = new_a, new_b
-                if _laid_again(rs, swapped, before) > now and legal(swapped):
-                    return swapped
-    return None
 
 
 def _slot_meld(

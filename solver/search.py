@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
 from ortools.sat.python import cp_model
 
-from solver.cards import Card, WildValue
-from solver.melds import MeldClassification
+from solver.cards import Card, TableCard, WildValue
+from solver.melds import MeldClassification, classify
 from solver.model import NO_ADD, ModelOptions, TurnModel
 from solver.position import Meld, Move, Position
 from solver.rebuild import rebuild_move
@@ -266,6 +266,8 @@ def solve_move(
             objective_value = float(value)
         ceiling = value if budget.optimal else None
         move = rebuild_move(tm, solver)
+        if not tm.keeps_exact:
+            move = _lay_again(tm, move)
         key = _table_key(move)
         if key not in seen:
             seen.add(key)
@@ -569,6 +571,67 @@ def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tup
         else:
             flags.append(True)
     return sum(before.values()), tuple(flags)
+
+
+def _lay_again(tm: TurnModel, move: Move) -> Move:
+    """The move with two natural cards of one rank swapped between two of its melds wherever
+    that lays a natural meld before again card for card, so that ``changed_melds`` drops.
+    Asked only where the model's count is an upper bound of the table's
+    (``TurnModel.keeps_exact``): vatikan ``JD QH KH JK=A | QH KS AD`` with ``AD`` in hand,
+    whose solution may lay ``QH KH AD | 10D JD QH KS``; one swap makes it ``QH KS AD`` (the
+    second meld, unchanged) and ``10D JD QH KH``. A swap is kept only if the move stays
+    legal (``validate_move`` without R8's searches, which a swap cannot change: the same
+    cards are laid in as many melds); ``_checked`` then judges the move in full."""
+    position = tm.position
+    wanted = [
+        Counter(tc.card for tc in meld)
+        for m, meld in enumerate(position.table)
+        if tm.all_natural(m)
+    ]
+    table = move.table
+    changed = changed_melds(position, table)[0]
+    for _ in range(len(table)):  # each swap lays one more meld again
+        for after in _swaps(tm.rs, table, wanted):
+            fewer = changed_melds(position, after)[0]
+            if fewer < changed and validate_move(
+                position, Move(after, move.to_hand), search_rules=False
+            ).legal:
+                table, changed = after, fewer
+                break
+        else:
+            break
+    return Move(table, move.to_hand)
+
+
+def _swaps(
+    rs: Ruleset, table: tuple[Meld, ...], wanted: list[Counter[Card]]
+) -> Iterator[tuple[Meld, ...]]:
+    """Tables where one meld is made one of ``wanted`` by trading a natural card for one of
+    the same rank from another meld (so each keeps its kind, as vatikan's groups rule
+    needs, R7), both still melds."""
+    for want in wanted:
+        for a, meld_a in enumerate(table):
+            has = Counter(tc.card for tc in meld_a)
+            give, take = has - want, want - has
+            if give.total() != 1 or take.total() != 1:
+                continue
+            (x,), (y,) = give, take
+            at_a = [i for i, tc in enumerate(meld_a) if tc.card == x and tc.value is None]
+            if x.rank != y.rank or not at_a:
+                continue
+            new_a = (*meld_a[: at_a[0]], TableCard(y), *meld_a[at_a[0] + 1 :])
+            if not classify(rs, new_a).ok:
+                continue
+            for b, meld_b in enumerate(table):
+                # y where it stands as itself; a wild beside it keeps its written value.
+                at_b = [k for k, tc in enumerate(meld_b) if tc.card == y and tc.value is None]
+                if b == a or not at_b:
+                    continue
+                new_b = (*meld_b[: at_b[0]], TableCard(x), *meld_b[at_b[0] + 1 :])
+                if classify(rs, new_b).ok:
+                    after = list(table)
+                    after[a], after[b] = new_a, new_b
+                    yield tuple(after)
 
 
 def _known_largest_add(add_size: int) -> PlacedOracle:

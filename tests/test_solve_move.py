@@ -739,7 +739,7 @@ def test_a_meld_a_slot_could_hold_with_other_cards_is_laid_again_by_a_swap() -> 
     only the first changes (`10D JD QH KH`). The model's candidates for such slots are only
     the releasing card with the freed meld's own naturals (`_find_matchable`), so it counted
     2 here and reported that proved (vatikan seed 103981 of the differential). Now its
-    tie-break is not reported proved where such a meld exists, and the rebuild swaps the
+    tie-break is not reported proved where such a meld exists, and the solver swaps the
     K♥ and K♠ to lay `QH KS AD` again: one meld changed, the brute force's fewest."""
     position = parse_position("vatikan", 5, [["JD", "QH", "KH", "JK=A"], ["QH", "KS", "AD"]],
                               ["2D", "AD", "10D"], Turn(has_melded_sequence=True))
