@@ -125,7 +125,6 @@ class _Budget:
         self.conflicts = 0
         self.branches = 0
         self.solves = 0
-        self.status = "UNKNOWN"
         self.tie_break_proved: bool | None = None  # set by the first lexicographic solve
 
     def solver(
@@ -166,12 +165,6 @@ class _Budget:
             solver.parameters.add_lp_constraints_lazily = False
         return solver
 
-    def proved_by_tie_break(self) -> None:
-        """A tie-break found a table at the objective's best conceivable value (``_ideal``):
-        the primary optimum is proved without a primary solve of its own."""
-        if self.status == "UNKNOWN":
-            self.status = "OPTIMAL"
-
     def settle_tie_break(self, proved: bool) -> None:
         """Whether the best move's tie-break was proved (the first answer's is reported)."""
         if self.tie_break_proved is None:
@@ -184,15 +177,13 @@ class _Budget:
         primary: bool = True,
         proved: bool | None = None,
     ) -> None:
-        """Count a solve; a primary one also sets the status and whether it was proved
-        (``proved`` overrides what the status says)."""
+        """Count a solve; a primary one also says whether it was proved (``proved``
+        overrides what the status says)."""
         self.solves += 1
         self.conflicts += int(solver.num_conflicts)
         self.branches += int(solver.num_branches)
         if not primary:
             return
-        if self.solves == 1 or self.status == "UNKNOWN":
-            self.status = "OPTIMAL" if proved else solver.status_name(status)
         if proved is None:
             proved = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
         if not proved:
@@ -280,9 +271,10 @@ def solve_move(
     # lower (docs/solver.md), so equally good moves are ordered by it (a stable sort: the
     # primary order stays).
     moves.sort(key=lambda solved: (primary_key(solved, objective), solved.melds_changed))
+    optimal = budget.optimal if first_proved is None else first_proved
     stats = SolveStats(
         wall_time_ms=(time.monotonic() - started) * 1000.0,
-        status=budget.status if moves or budget.status != "INFEASIBLE" else "NO_LEGAL_PLAY",
+        status=_status(bool(moves), optimal),
         objective_value=objective_value,
         conflicts=budget.conflicts,
         branches=budget.branches,
@@ -290,8 +282,16 @@ def solve_move(
         # Proved for the model's count, which is the table's unless D4 applies.
         tie_break_proved=budget.tie_break_proved is not False and tm.keeps_exact,
     )
-    optimal = budget.optimal if first_proved is None else first_proved
     return SolveResult(tuple(moves), optimal, stats)
+
+
+def _status(found: bool, proved: bool) -> str:
+    """SolveStats.status: what the answer is, from the first move's own proof. Not the last
+    CP-SAT status: R8's largest add is INFEASIBLE on a table no add fits, where a meld can
+    still be played (docs/api.md)."""
+    if found:
+        return "OPTIMAL" if proved else "FEASIBLE"
+    return "NO_LEGAL_PLAY" if proved else "UNKNOWN"
 
 
 def primary_key(solved: SolvedMove, objective: Objective) -> tuple[int, ...]:
@@ -357,7 +357,7 @@ def _solve_lexicographic(
         # also spares the primary's proof, seconds on the hardest positions.
         solver, status = _tie_break(tm, expr, ideal, budget)
         if solver is not None:
-            budget.proved_by_tie_break()
+            # A table at the best conceivable value proves the primary optimum too.
             budget.settle_tie_break(status == cp_model.OPTIMAL)
             return solver
         tried_ideal = status == cp_model.UNKNOWN

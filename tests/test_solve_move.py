@@ -617,7 +617,70 @@ def test_tiny_time_limit_answers_without_hanging(
             table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])], turn=rummy_pb2.Turn(cards_drawn=1)),
         time_limit_ms=1)
     response = rummy_stub.SolveMove(request, timeout=10)
-    assert response.stats.status  # an answer (possibly not optimal), never a hang
+    assert response.stats.status == _status_of(response)  # an answer, never a hang
+
+
+def _status_of(response: rummy_pb2.SolveMoveResponse) -> str:
+    """docs/api.md: the status a response's moves and ``optimal`` call for."""
+    if response.moves:
+        return "OPTIMAL" if response.optimal else "FEASIBLE"
+    return "NO_LEGAL_PLAY" if response.optimal else "UNKNOWN"
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "table", "hand", "turn", "status"),
+    [
+        # No add fits an empty table, so R8's largest add is infeasible (CP-SAT's last word
+        # before this was fixed); the meld is still played, and proved best.
+        ("shangai", [], ["AC", "2C", "3C", "9D"], rummy_pb2.Turn(), "OPTIMAL"),
+        ("manipulation", [], ["2D", "2H", "2S", "10S"], rummy_pb2.Turn(), "OPTIMAL"),
+        ("carrossel", [["4H", "5H", "6H"]], ["3H", "9D"], rummy_pb2.Turn(cards_drawn=1),
+         "OPTIMAL"),
+        ("carrossel", [["4H", "5H", "6H"]], ["9D", "KC"], rummy_pb2.Turn(cards_drawn=1),
+         "NO_LEGAL_PLAY"),
+        # R8: "a 3rd draw ends the turn".
+        ("carrossel", [["4H", "5H", "6H"]], ["3H"], rummy_pb2.Turn(cards_drawn=3),
+         "NO_PLAY_ALLOWED"),
+    ],
+)
+def test_status_says_what_the_answer_is(
+    rummy_stub: rummy_pb2_grpc.RummyServiceStub,
+    ruleset: str,
+    table: list[list[str]],
+    hand: list[str],
+    turn: rummy_pb2.Turn,
+    status: str,
+) -> None:
+    """proto SolveStats.status (docs/api.md): it agrees with ``moves`` and ``optimal``."""
+    response = rummy_stub.SolveMove(rummy_pb2.SolveMoveRequest(position=rummy_pb2.RummyPosition(
+        ruleset=ruleset, players=3, table=[rummy_pb2.Meld(cards=m) for m in table], hand=hand,
+        turn=turn)), timeout=30)
+    assert response.stats.status == status
+    assert response.optimal
+    assert bool(response.moves) == (status == "OPTIMAL")
+
+
+def test_status_agrees_with_moves_and_optimal_on_random_deals() -> None:
+    """Every ruleset and objective, with and without adds (shangai and manipulation search
+    the largest add first, R8), and time limits that cut some solves short."""
+    rng = random.Random(31)
+    seen = set()
+    rulesets = ("shangai", "manipulation", "carrossel", "rummikub", "vatikan", "mexe-mexe")
+    for i in range(60):
+        ruleset = rulesets[i % 6]
+        spec = deal(rng, ruleset, table_size=rng.choice([(0, 0), (0, 12), (10, 30)]),
+                    hand_size=(3, 12), table_jokers=rng.randint(0, 1),
+                    hand_jokers=rng.randint(0, 1))
+        turn = Turn(cards_drawn=int(ruleset in ("carrossel", "mexe-mexe")), has_opened=True,
+                    has_melded_sequence=True)
+        position = parse_position(ruleset, spec.players, spec.table, spec.hand, turn)
+        result = solve_move(position, rng.choice(list(Objective)), rng.choice([1, 3]),
+                            rng.choice([1, 10_000]))
+        expected = ("OPTIMAL" if result.optimal else "FEASIBLE") if result.moves else (
+            "NO_LEGAL_PLAY" if result.optimal else "UNKNOWN")
+        assert result.stats.status == expected, spec.describe()
+        seen.add(expected)
+    assert "OPTIMAL" in seen and "NO_LEGAL_PLAY" in seen
 
 
 def test_optimal_is_about_the_first_move(monkeypatch: pytest.MonkeyPatch) -> None:
