@@ -10,6 +10,8 @@ objectives, ``max_moves`` and ``time_limit_ms`` out of range. Whatever arrives:
   or UNIMPLEMENTED for carioca, never INTERNAL, UNKNOWN or a deadline missed;
 - every move SolveMove returns is legal for ValidateMove, with the same effects, and no two
   moves are alike (a different table or different cards played);
+- they come best first by the objective asked for, ``stats.objective_value`` is the first
+  one's value and ``stats.status`` agrees with the moves and ``optimal`` (docs/api.md);
 - CheckKnock with one of those moves says it allows a knock exactly when ValidateMove does;
 - CheckKnock's witness is legal and leaves the best hand points it reports.
 
@@ -168,6 +170,7 @@ def _solve_problems(stub: rummy_pb2_grpc.RummyServiceStub,
     seen = [_as_seen(solved.move) for solved in response.moves]
     if len(set(seen)) != len(seen):
         problems.append("two moves alike")
+    problems += _answer_problems(request, response)
     for k, solved in enumerate(response.moves):
         verdict = _judge(stub, request.position, solved.move)
         if not verdict.legal:
@@ -185,6 +188,33 @@ def _solve_problems(stub: rummy_pb2_grpc.RummyServiceStub,
         if knock.eligible != verdict.knock_eligible:
             problems.append(f"move {k}: CheckKnock eligible {knock.eligible} ({knock.reason}), "
                             f"ValidateMove knock_eligible {verdict.knock_eligible}")
+    return problems
+
+
+def _answer_problems(request: rummy_pb2.SolveMoveRequest,
+                     response: rummy_pb2.SolveMoveResponse) -> list[str]:
+    """proto SolveStats: the status agrees with the moves and ``optimal``; objective_value is
+    the first move's value; the moves come best first by the objective asked for."""
+    problems = []
+    status = ("OPTIMAL" if response.optimal else "FEASIBLE") if response.moves else (
+        "NO_LEGAL_PLAY" if response.optimal else "UNKNOWN")
+    if response.stats.status not in (status, "NO_PLAY_ALLOWED") or (
+            response.stats.status == "NO_PLAY_ALLOWED" and response.moves):
+        problems.append(f"status {response.stats.status} for {len(response.moves)} moves, "
+                        f"optimal {response.optimal}")
+    hand = len(request.position.hand)
+    value = {
+        rummy_pb2.OBJECTIVE_MOST_CARDS: lambda m: len(m.played),
+        rummy_pb2.OBJECTIVE_FEWEST_POINTS: lambda m: -m.hand_points_after,
+        rummy_pb2.OBJECTIVE_GO_OUT: lambda m: (hand + 1) * m.went_out + len(m.played),
+    }.get(request.objective)
+    if value is None or not response.moves:
+        return problems
+    values = [value(m) for m in response.moves]
+    if abs(values[0]) != response.stats.objective_value:
+        problems.append(f"objective_value {response.stats.objective_value}, first move {values}")
+    if values != sorted(values, reverse=True):
+        problems.append(f"moves not best first: {values}")
     return problems
 
 
