@@ -251,6 +251,51 @@ def test_tie_break_reaches_the_proved_fewest_changes(ruleset: str, size: str) ->
         assert result.moves[0].melds_changed <= round(solver.objective_value)
 
 
+SHANGAI_HARD = (  # the hard scan's shangai-43-307 (docs/solver.md)
+    "AC 2H 3S | 4C 4D 4H 4S | 7D 7H 7S | 10S JH QC KD | 10D JD QC KC | 2D 3D 4H 5D 6S | "
+    "10S JC QD KH | 6D 7C 8S | 10C JH QS KC | 6C 7S 8H | 2H 3D 4C 5S 6H | 6H 7H 8C | "
+    "AC AD AH AS | 9C 9D 9H 9S | AS 2D 3S | 5C 5D 5H | 5S 6C 7D 8C | 10H JD QH KS | 10H JS QH KH",
+    "AD AH 2C 2C 2S 3C 3C 3H 4D 4S 5C 5H 6S 7C 9H 10D JS QD QS",
+)
+
+
+def test_a_tie_break_that_finds_no_table_starts_again_from_the_primarys_table() -> None:
+    """docs/solver.md: where the tie-break's tries afresh find no table within their work, a
+    last try starts from the primary's table and keeps one only if it changes fewer melds.
+    On this position both tries find none and the primary's table changes 13 melds."""
+    table = [meld.split() for meld in SHANGAI_HARD[0].split(" | ")]
+    position = parse_position("shangai", 3, table, SHANGAI_HARD[1].split(), Turn())
+    result = solve_move(position, Objective.FEWEST_POINTS)
+    assert result.optimal and result.moves[0].verdict.went_out
+    assert result.moves[0].melds_changed <= 8  # the proved fewest is 8
+
+
+def test_the_last_tie_break_try_never_keeps_a_table_changing_more(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the tries afresh made to find nothing, every answer comes from the try that starts
+    from the primary's table: it returns a table with fewer melds changed, or none."""
+    kept = []
+    last_try = search._tie_break_from
+
+    def recorded(tm: Any, expr: Any, best: int, budget: Any, start: Any) -> Any:
+        solver, status = last_try(tm, expr, best, budget, start)
+        kept.append((start.value(tm.changed), solver and solver.value(tm.changed)))
+        return solver, status
+
+    monkeypatch.setattr(search, "_tie_break", lambda *_: (None, cp_model.UNKNOWN))
+    monkeypatch.setattr(search, "_tie_break_from", recorded)
+    for spec in bench_positions("carrossel", "mid", 8, 5):
+        position = spec.position()
+        before = len(kept)
+        result = solve_move(position, Objective.MOST_CARDS)  # each move re-checked
+        if len(kept) > before:
+            start, found = kept[-1]
+            assert found is None or found < start
+            assert result.moves[0].melds_changed <= start
+    assert any(found is not None for _, found in kept)
+
+
 @pytest.mark.parametrize(
     ("ruleset", "players", "table", "hand", "turn", "exact"),
     [
