@@ -27,6 +27,9 @@ DEFAULT_TIME_LIMIT_MS = 10_000
 # Work limits in CP-SAT's deterministic time (load-independent, so the same request gets
 # the same answer): 0.03 is about 100 ms of wall time on a 2-core CI machine (bench/).
 TIE_BREAK_DTIME = 0.03  # the work of each try of the melds-changed tie-break
+# The tie-break's tries from the primary's table, where those afresh found none (lean, whole
+# linear relaxation): see _tie_break_from.
+FROM_PRIMARY_TRIES: tuple[tuple[bool, bool], ...] = ((True, True), (False, False))
 WEIGHTED_DTIME = 0.1  # the most work the one-solve lexicographic search gets
 # The primary solve's tries in turn (work limit, lean): see _solve_primary.
 PRIMARY_TRIES: tuple[tuple[float | None, bool], ...] = (
@@ -423,22 +426,30 @@ def _tie_break(
 def _tie_break_from(
     tm: TurnModel, expr: cp_model.LinearExprT, best: int, budget: _Budget, start: cp_model.CpSolver
 ) -> tuple[cp_model.CpSolver | None, cp_model.CpSolverStatus]:
-    """One more tie-break try where those that start afresh found no table: this one starts
-    from ``start``'s table (the primary solve's, as a solution hint), so it can only return
-    a table that changes fewer melds (None: it found none). Rare (11 of 400 hard positions
-    in docs/solver.md's scan), and there the answer was the primary's table, which may
-    change many more melds than needed (18 where 6 suffice)."""
-    tie = _tie_model(tm, expr, best)
-    solution = list(start.response_proto.solution)
-    tie.proto.solution_hint.vars.extend(range(len(solution)))
-    tie.proto.solution_hint.values.extend(solution)
-    solver = budget.solver(share=0.5, work=TIE_BREAK_DTIME, lean=True)
-    status = solver.solve(tie)
-    budget.record(solver, status, primary=False)
-    fewer = status in (cp_model.OPTIMAL, cp_model.FEASIBLE) and solver.value(
-        tm.changed
-    ) < start.value(tm.changed)
-    return (solver if fewer else None), status
+    """More tie-break tries where those that start afresh found no table: these start from
+    ``start``'s table (the primary solve's, as a solution hint), then from the best found,
+    so they can only return a table that changes fewer melds (None: they found none). Rare
+    (11 of 400 hard positions in docs/solver.md's scan), and there the answer was the
+    primary's table, which may change many more melds than needed (18 where 6 suffice).
+    The lean search and CP-SAT's usual one each lower tables the other cannot, so both run
+    (``FROM_PRIMARY_TRIES``)."""
+    found: cp_model.CpSolver | None = None
+    status = cp_model.UNKNOWN
+    for lean, whole_lp in FROM_PRIMARY_TRIES:
+        tie = _tie_model(tm, expr, best)
+        solution = list(start.response_proto.solution)
+        tie.proto.solution_hint.vars.extend(range(len(solution)))
+        tie.proto.solution_hint.values.extend(solution)
+        solver = budget.solver(share=0.5, work=TIE_BREAK_DTIME, lean=lean, whole_lp=whole_lp)
+        status = solver.solve(tie)
+        budget.record(solver, status, primary=False)
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) and solver.value(
+            tm.changed
+        ) < start.value(tm.changed):
+            found = start = solver
+        if status == cp_model.OPTIMAL:
+            break
+    return found, status
 
 
 def _tie_model(tm: TurnModel, expr: cp_model.LinearExprT, best: int) -> cp_model.CpModel:
