@@ -435,8 +435,9 @@ def _tie_break_from(
     (``FROM_PRIMARY_TRIES``)."""
     found: cp_model.CpSolver | None = None
     status = cp_model.UNKNOWN
+    tie = _tie_model(tm, expr, best)
     for lean, whole_lp in FROM_PRIMARY_TRIES:
-        tie = _tie_model(tm, expr, best)
+        tie.proto.clear_solution_hint()
         solution = list(start.response_proto.solution)
         tie.proto.solution_hint.vars.extend(range(len(solution)))
         tie.proto.solution_hint.values.extend(solution)
