@@ -374,13 +374,12 @@ def _solve_lexicographic(
     if solver.value(tm.changed) == 0:
         budget.settle_tie_break(True)
         return solver  # nothing on the table changed: the tie-break cannot do better
-    if tried_ideal and best == ideal:
-        # The tie-break has just had its tries on this very question and found no table.
-        tie_solver, status = _tie_break_from(tm, expr, best, budget, solver)
-    else:
+    tie_solver = None
+    # Unless the tie-break has just had its tries on this very question (and found no table).
+    if not (tried_ideal and best == ideal):
         tie_solver, status = _tie_break(tm, expr, best, budget)
-        if tie_solver is None:
-            tie_solver, status = _tie_break_from(tm, expr, best, budget, solver)
+    if tie_solver is None:
+        tie_solver, status = _tie_break_from(tm, expr, best, budget, solver)
     budget.settle_tie_break(status == cp_model.OPTIMAL)
     return tie_solver or solver
 
