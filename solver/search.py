@@ -282,8 +282,10 @@ def solve_move(
         conflicts=budget.conflicts,
         branches=budget.branches,
         solves=budget.solves,
-        # Proved for the model's count, which is the table's unless D4 applies.
-        tie_break_proved=budget.tie_break_proved is not False and tm.keeps_exact,
+        # Proved for the model's count, which is the table's unless D4 applies; a first
+        # move that changes no meld is the fewest whatever the model counted.
+        tie_break_proved=(budget.tie_break_proved is not False and tm.keeps_exact)
+        or (bool(moves) and moves[0].melds_changed == 0),
     )
     return SolveResult(tuple(moves), optimal, stats)
 

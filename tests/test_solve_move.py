@@ -901,3 +901,15 @@ def test_the_swap_may_take_a_card_from_a_meld_holding_a_wild() -> None:
     optima = reference_solve(position)
     assert optima.most_cards is not None and optima.most_cards.value == 2
     assert optima.fewest_changed == 1
+
+
+def test_a_move_that_changes_no_meld_has_a_proved_tie_break_even_where_d4_applies() -> None:
+    """D4 makes the model's count of melds changed only an upper bound (two jokers in
+    different melds), so the tie-break is not reported proved there; but a best move that
+    changes no meld at all cannot be beaten, whatever the model counted."""
+    position = parse_position("vatikan", 3, [["AC", "JK=2", "3C"], ["4H", "4S", "JK=4"]],
+                              ["7D", "8D", "9D"], Turn(has_melded_sequence=True))
+    assert not TurnModel(position, ModelOptions(max_new_melds=1)).keeps_exact
+    result = solve_move(position, Objective.MOST_CARDS)
+    assert (result.moves[0].cards_played, result.moves[0].melds_changed) == (3, 0)
+    assert result.optimal and result.stats.tie_break_proved
