@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
+from itertools import product
 
 from ortools.sat.python import cp_model
 
@@ -260,12 +261,13 @@ def solve_move(
             objective_value = float(value)
         ceiling = value if budget.optimal else None
         move = rebuild_move(tm, solver)
-        if not tm.keeps_exact:
-            move = _lay_again(tm, move)
-        key = _table_key(move)
-        if key not in seen:
-            seen.add(key)
-            moves.append(_checked(position, move, oracle))
+        # Where the model's count is an upper bound, the table with cards traded to lay more
+        # melds again; once that table is listed, the solution's own (another table).
+        tables = [_lay_again(tm, move), move] if not tm.keeps_exact else [move]
+        fresh = next((t for t in tables if _table_key(t) not in seen), None)
+        if fresh is not None:
+            seen.add(_table_key(fresh))
+            moves.append(_checked(position, fresh, oracle))
         if len(moves) < max_moves:
             _forbid(tm, solver)
         if time.monotonic() >= budget.deadline:
@@ -347,6 +349,11 @@ def _solve_lexicographic(
     tie-break is the best found within its limit (docs/solver.md). None: no legal play.
     """
     expr, maximize = _primary(tm, objective)
+    if ceiling is not None:
+        # A further move is never better than the proved one before it (its model only
+        # excludes more tables): with that bound in the model, a table that reaches it is
+        # proved best at once, where the search would otherwise have to prove it again.
+        tm.model.add(expr <= ceiling if maximize else expr >= ceiling)
     if tm.options.max_new_melds is None and tm.keep:
         settled, weighted = _solve_weighted(tm, expr, maximize, budget)
         if settled:
@@ -559,17 +566,38 @@ def _solve_weighted(
 
 
 def _forbid(tm: TurnModel, solver: cp_model.CpSolver) -> None:
-    """Exclude this exact solution (its structural variables) from later solves."""
+    """Exclude this exact solution (its structural variables) from later solves.
+
+    One clause: some variable differs. A boolean is its own literal. The integers at 0 are
+    all still 0 unless their sum is at least 1, and those at their upper bound likewise
+    (one literal each way); only those in between need a literal of their own. On a
+    two-deck table most integers are 0, so a further move's model grows by a few
+    variables rather than by one per integer (800 on a mid vatikan table).
+    """
     m = tm.model
     diffs: list[cp_model.IntVar] = []
+    at_zero: list[cp_model.IntVar] = []
+    below_top: list[cp_model.LinearExprT] = []
     for var in tm.structural_vars():
         value = int(solver.value(var))
-        lo, hi = var.proto.domain[0], var.proto.domain[-1]
+        # Not ``domain[-1]``: the proto's repeated field does not count from the end
+        # (it read outside the field, so booleans were never seen as such).
+        domain = list(var.proto.domain)
+        lo, hi = domain[0], domain[-1]
         if lo == 0 and hi == 1:
             diffs.append(var if value == 0 else ~var)  # type: ignore[arg-type]
+        elif value == lo == 0:
+            at_zero.append(var)
+        elif value == hi:
+            below_top.append(hi - var)
         else:
             d = m.new_bool_var("")
             m.add(var != value).only_enforce_if(d)
+            diffs.append(d)
+    for terms in (at_zero, below_top):
+        if terms:
+            d = m.new_bool_var("")
+            m.add(cp_model.LinearExpr.sum(terms) >= 1).only_enforce_if(d)
             diffs.append(d)
     m.add_bool_or(diffs)
 
@@ -618,23 +646,21 @@ def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tup
 
 
 def _lay_again(tm: TurnModel, move: Move) -> Move:
-    """The move with two natural cards of one rank swapped between two of its melds wherever
-    that lays a natural meld before again card for card, so that ``changed_melds`` drops.
-    Asked only where the model's count is an upper bound of the table's
-    (``TurnModel.keeps_exact``): vatikan ``JD QH KH JK=A | QH KS AD`` with ``AD`` in hand,
-    whose solution may lay ``QH KH AD | 10D JD QH KS``; one swap makes it ``QH KS AD`` (the
-    second meld, unchanged) and ``10D JD QH KH``. A swap is kept only if the move stays
-    legal (``validate_move`` without R8's searches, which a swap cannot change: the same
-    cards are laid in as many melds); ``_checked`` then judges the move in full."""
+    """The move with two cards traded between two of its melds wherever that lays a meld
+    before again card for card, so that ``changed_melds`` drops (``_swaps``). Asked only
+    where the model's count is an upper bound of the table's (``TurnModel.keeps_exact``):
+    vatikan ``JD QH KH JK=A | QH KS AD`` with ``AD`` in hand, whose solution may lay
+    ``QH KH AD | 10D JD QH KS``; one trade makes it ``QH KS AD`` (the second meld,
+    unchanged) and ``10D JD QH KH``. Likewise a natural for a wild of its value (D4):
+    carrossel ``AC AD AH | JK=A JK=2 3H`` becomes ``AC JK=A AH | AD JK=2 3H``, which shows
+    a group before, ``AH AC JK``. A trade is kept only if the move stays legal
+    (``validate_move`` without R8's searches, which a trade cannot change: the same cards
+    are laid in as many melds); ``_checked`` then judges the move in full."""
     position = tm.position
-    wanted = [
-        Counter(tc.card for tc in meld)
-        for m, meld in enumerate(position.table)
-        if tm.all_natural(m)
-    ]
+    wanted = [Counter(tc.card for tc in meld) for meld in position.table]
     table = move.table
     changed = changed_melds(position, table)[0]
-    for _ in range(len(table)):  # each swap lays one more meld again
+    for _ in range(len(table)):  # each trade lays one more meld again
         for after in _swaps(tm.rs, table, wanted):
             fewer = changed_melds(position, after)[0]
             if fewer < changed and validate_move(
@@ -650,9 +676,10 @@ def _lay_again(tm: TurnModel, move: Move) -> Move:
 def _swaps(
     rs: Ruleset, table: tuple[Meld, ...], wanted: list[Counter[Card]]
 ) -> Iterator[tuple[Meld, ...]]:
-    """Tables where one meld is made one of ``wanted`` by trading a natural card for one of
-    the same rank from another meld (so each keeps its kind, as vatikan's groups rule
-    needs, R7), both still melds."""
+    """Tables where one meld is made one of ``wanted`` by trading one of its cards for one
+    of another meld, both still melds: two naturals of one rank (so each meld keeps its
+    kind, as vatikan's groups rule needs, R7), or a natural for a wild standing for that
+    very card, each then standing where the other stood (``_traded``)."""
     for want in wanted:
         for a, meld_a in enumerate(table):
             has = Counter(tc.card for tc in meld_a)
@@ -660,22 +687,42 @@ def _swaps(
             if give.total() != 1 or take.total() != 1:
                 continue
             (x,), (y,) = give, take
-            at_a = [i for i, tc in enumerate(meld_a) if tc.card == x and tc.value is None]
-            if x.rank != y.rank or not at_a:
-                continue
-            new_a = (*meld_a[: at_a[0]], TableCard(y), *meld_a[at_a[0] + 1 :])
-            if not classify(rs, new_a).ok:
-                continue
             for b, meld_b in enumerate(table):
-                # y where it stands as itself; a wild beside it keeps its written value.
-                at_b = [k for k, tc in enumerate(meld_b) if tc.card == y and tc.value is None]
-                if b == a or not at_b:
+                if b == a:
                     continue
-                new_b = (*meld_b[: at_b[0]], TableCard(x), *meld_b[at_b[0] + 1 :])
-                if classify(rs, new_b).ok:
-                    after = list(table)
-                    after[a], after[b] = new_a, new_b
-                    yield tuple(after)
+                for i, j in product(range(len(meld_a)), range(len(meld_b))):
+                    if meld_a[i].card != x or meld_b[j].card != y:
+                        continue
+                    traded = _traded(meld_a[i], meld_b[j])
+                    if traded is None:
+                        continue
+                    # Written out as read (a same-suit run's wild with its suit), as
+                    # the rebuild writes them, so that one table has one key.
+                    read_a = classify(rs, (*meld_a[:i], traded[0], *meld_a[i + 1 :]))
+                    read_b = classify(rs, (*meld_b[:j], traded[1], *meld_b[j + 1 :]))
+                    if read_a.ok and read_b.ok:
+                        after = list(table)
+                        after[a], after[b] = read_a.normalized, read_b.normalized
+                        yield tuple(after)
+
+
+def _traded(x: TableCard, y: TableCard) -> tuple[TableCard, TableCard] | None:
+    """``y`` where ``x`` stood and ``x`` where ``y`` stood, if they can trade places: two
+    naturals of one rank, or a natural and a wild standing for that card (its rank, and
+    its suit where it has one), the wild then standing for it where it was (None: not)."""
+    if x.value is None and y.value is None:
+        return (y, x) if x.card.rank == y.card.rank else None
+    if x.value is not None and y.value is not None:
+        return None  # two wilds: the same cards where they were
+    natural, wild = (x, y) if x.value is None else (y, x)
+    value, card = wild.value, natural.card
+    assert value is not None
+    if value.rank != card.rank or value.suit not in (None, card.suit):
+        return None
+    # Its written suit kept: a suited wild (from a same-suit run) stands for that very
+    # card (R5), an unsuited one takes its new meld's suit where it has one (``_swaps``).
+    stands = TableCard(wild.card, WildValue(card.rank, value.suit))
+    return (stands, natural) if wild is y else (natural, stands)
 
 
 def _known_largest_add(add_size: int) -> PlacedOracle:

@@ -573,10 +573,9 @@ def test_moves_are_distinct_whatever_order_a_meld_is_written_in(
 
 def test_equally_good_moves_come_fewest_melds_changed_first() -> None:
     # SPEC §4: best first, and among equally good moves the fewest melds changed (R5
-    # releases on both sides). D4 of
-    # tests/reference/DISAGREEMENTS.md: the model counts 2 changes for a table that shows
-    # 1 (`AC AH JK=A` is the second meld's cards, rebuilt from other ones), so it finds
-    # that table second; the answer lists it first.
+    # releases on both sides). D4 of tests/reference/DISAGREEMENTS.md: the model counts 2
+    # changes for a table that shows 1 (`AC AH JK=A` is the second meld's cards, its joker
+    # the run's), so where it finds that table later the answer lists it first.
     position = parse_position(
         "carrossel", 4, [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
         ["3H", "AD"], Turn(cards_drawn=1))
@@ -584,6 +583,71 @@ def test_equally_good_moves_come_fewest_melds_changed_first() -> None:
     ranks = [(-m.cards_played, m.melds_changed) for m in result.moves]
     assert ranks == sorted(ranks)
     assert ranks[0] == (-2, 1)
+
+
+def test_a_natural_and_a_wild_of_its_value_trade_places_to_lay_a_meld_again() -> None:
+    """D4 (tests/reference/DISAGREEMENTS.md): the solution lays `AC AD AH | JK=A JK=2 3H`,
+    two melds changed by the model's count, which follows each joker. Trading the A♦ for
+    the joker that stands for an ace shows `AC JK=A AH`, the second meld's very cards: one
+    meld changed (the run's joker is gone), the brute force's fewest. The first solve's
+    answer has it now; before, only a third move happened to find that table. The table
+    the solution laid is still a move of its own, listed after."""
+    position = parse_position(
+        "carrossel", 4, [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
+        ["3H", "AD"], Turn(cards_drawn=1))
+    assert not TurnModel(position, ModelOptions(max_new_melds=1)).keeps_exact
+    best = solve_move(position, Objective.MOST_CARDS).moves[0]
+    assert (best.cards_played, best.melds_changed) == (2, 1)
+    assert ("AC", "AH", "JK=A") in {tuple(sorted(tc.code for tc in m)) for m in best.move.table}
+    assert reference_solve(position).fewest_changed == 1
+    two = solve_move(position, Objective.MOST_CARDS, 2).moves
+    assert [m.cards_played for m in two] == [2, 2]
+    assert as_seen(two[0].move) != as_seen(two[1].move)
+
+
+def test_a_found_solution_is_excluded_exactly_and_cheaply() -> None:
+    """``_forbid`` excludes exactly the solution found: every other table stays (moves
+    after the first are the best left, SPEC §4), and the model grows by a variable per
+    integer strictly between its bounds, plus two, not by one per variable (it grew by 800
+    on a mid vatikan table, which made a third move cost twice the first)."""
+    position = parse_position(
+        "carrossel", 4, [["5H", "6H", "7H"], ["5H", "6H", "7H"], ["9C", "9D", "9S"]],
+        ["8H", "8H", "4H", "9C"], Turn(cards_drawn=1))
+    tm = TurnModel(position, ModelOptions(max_new_melds=1))
+    structural = tm.structural_vars()
+
+    def tables() -> set[tuple[int, ...]]:
+        class Collect(cp_model.CpSolverSolutionCallback):
+            def __init__(self) -> None:
+                super().__init__()
+                self.seen: set[tuple[int, ...]] = set()
+
+            def on_solution_callback(self) -> None:
+                self.seen.add(tuple(self.value(v) for v in structural))
+
+        solver = cp_model.CpSolver()
+        solver.parameters.enumerate_all_solutions = True
+        solver.parameters.num_workers = 1
+        collect = Collect()
+        assert solver.solve(tm.model, collect) == cp_model.OPTIMAL
+        return collect.seen
+
+    before = tables()
+    tm.model.maximize(tm.played)
+    solver = cp_model.CpSolver()
+    assert solver.solve(tm.model) == cp_model.OPTIMAL
+    found = tuple(solver.value(v) for v in structural)
+    between = 0
+    for v in structural:
+        domain = list(v.proto.domain)
+        between += domain[0] < solver.value(v) < domain[-1]
+    assert len(structural) > 20 and between < 5
+    variables = len(tm.model.proto.variables)
+    search._forbid(tm, solver)
+    assert len(tm.model.proto.variables) - variables <= between + 2
+    tm.model.clear_objective()
+    assert before - tables() == {found}
+    assert len(before) > 2
 
 
 def test_check_knock_without_a_move_r10() -> None:
