@@ -264,10 +264,11 @@ def solve_move(
         # Where the model's count is an upper bound, the table with cards traded to lay more
         # melds again; once that table is listed, the solution's own (another table).
         tables = [_lay_again(tm, move), move] if not tm.keeps_exact else [move]
-        fresh = next((t for t in tables if _table_key(t) not in seen), None)
+        keyed = ((_table_key(t), t) for t in tables)
+        fresh = next(((key, t) for key, t in keyed if key not in seen), None)
         if fresh is not None:
-            seen.add(_table_key(fresh))
-            moves.append(_checked(position, fresh, oracle))
+            seen.add(fresh[0])
+            moves.append(_checked(position, fresh[1], oracle))
         if len(moves) < max_moves:
             _forbid(tm, solver)
         if time.monotonic() >= budget.deadline:
@@ -687,12 +688,12 @@ def _swaps(
             if give.total() != 1 or take.total() != 1:
                 continue
             (x,), (y,) = give, take
+            at_a = [i for i, tc in enumerate(meld_a) if tc.card == x]
             for b, meld_b in enumerate(table):
                 if b == a:
                     continue
-                for i, j in product(range(len(meld_a)), range(len(meld_b))):
-                    if meld_a[i].card != x or meld_b[j].card != y:
-                        continue
+                at_b = [j for j, tc in enumerate(meld_b) if tc.card == y]
+                for i, j in product(at_a, at_b):
                     traded = _traded(meld_a[i], meld_b[j])
                     if traded is None:
                         continue

@@ -586,7 +586,8 @@ def test_equally_good_moves_come_fewest_melds_changed_first() -> None:
 
 
 def test_a_natural_and_a_wild_of_its_value_trade_places_to_lay_a_meld_again() -> None:
-    """D4 (tests/reference/DISAGREEMENTS.md): the solution lays `AC AD AH | JK=A JK=2 3H`,
+    """SPEC §4 tie-break (fewest melds changed) with R5 (a wild keeps its value), D4 of
+    tests/reference/DISAGREEMENTS.md: the solution lays `AC AD AH | JK=A JK=2 3H`,
     two melds changed by the model's count, which follows each joker. Trading the A♦ for
     the joker that stands for an ace shows `AC JK=A AH`, the second meld's very cards: one
     meld changed (the run's joker is gone), the brute force's fewest. The first solve's
@@ -968,9 +969,9 @@ def test_the_swap_may_take_a_card_from_a_meld_holding_a_wild() -> None:
 
 
 def test_a_move_that_changes_no_meld_has_a_proved_tie_break_even_where_d4_applies() -> None:
-    """D4 makes the model's count of melds changed only an upper bound (two jokers in
-    different melds), so the tie-break is not reported proved there; but a best move that
-    changes no meld at all cannot be beaten, whatever the model counted."""
+    """SPEC §4 tie-break. D4 makes the model's count of melds changed only an upper bound
+    (two jokers in different melds), so the tie-break is not reported proved there; but a
+    best move that changes no meld at all cannot be beaten, whatever the model counted."""
     position = parse_position("vatikan", 3, [["AC", "JK=2", "3C"], ["4H", "4S", "JK=4"]],
                               ["7D", "8D", "9D"], Turn(has_melded_sequence=True))
     assert not TurnModel(position, ModelOptions(max_new_melds=1)).keeps_exact
