@@ -263,12 +263,12 @@ def solve_move(
         move = rebuild_move(tm, solver)
         # Where the model's count is an upper bound, the table with cards traded to lay more
         # melds again; once that table is listed, the solution's own (another table).
-        tables = [_lay_again(tm, move), move] if not tm.keeps_exact else [move]
-        keyed = ((_table_key(t), t) for t in tables)
-        fresh = next(((key, t) for key, t in keyed if key not in seen), None)
-        if fresh is not None:
-            seen.add(fresh[0])
-            moves.append(_checked(position, fresh[1], oracle))
+        for shown in [_lay_again(tm, move), move] if not tm.keeps_exact else [move]:
+            key = _table_key(shown)
+            if key not in seen:
+                seen.add(key)
+                moves.append(_checked(position, shown, oracle))
+                break
         if len(moves) < max_moves:
             _forbid(tm, solver)
         if time.monotonic() >= budget.deadline:
