@@ -37,7 +37,7 @@ PRIMARY_TRIES: tuple[tuple[float | None, bool], ...] = (
     (0.01, True),
     (0.03, False),
     (0.2, True),
-    (0.6, False),
+    (0.2, False),
     (None, True),
 )
 MAX_MOVES = 20
@@ -485,7 +485,10 @@ def _solve_primary(
     usual, 0.16 s lean; ``carrossel-large-7-0``: 0.34 s lean, 0.05 s usual). So they
     alternate with growing limits (``PRIMARY_TRIES``), lean first and last: on 800 measured
     positions lean never needed more than 0.2 where the usual search was faster, while one
-    manipulation position needs 0.87 lean and 0.13 usual (bench/, docs/solver.md).
+    manipulation position needs 0.87 lean and 0.13 usual (bench/, docs/solver.md). The
+    usual search's second try gets 0.2, not 0.6: a unit of its work takes two to three
+    times the lean search's wall time, and where 0.6 of it found nothing (mexe-mexe tables
+    with wild 2s: about 0.9 s) the lean try after it finished in 0.02-0.4 s.
 
     With the ``objective`` expression, a try that finds a solution but cannot prove it
     leaves the next tries to search only strictly better ones (a copy of the model with a
