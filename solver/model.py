@@ -198,6 +198,15 @@ class TurnModel:
         for w in self.wilds:
             wild_melds.setdefault(w.card, set()).add(w.meld)
         self.keeps_exact = all(len(melds) < 2 for melds in wild_melds.values())
+        # Likewise a table wild that stands for its own card (mexe-mexe's ``2C=2C``) and a
+        # natural of that card in another meld: the wild can take the natural's place, and
+        # the natural a wild's role elsewhere (differential seed 216074).
+        for w in self.wilds:
+            own = w.card.is_ordinary and w.value.rank == w.card.rank
+            if own and w.value.suit in (None, w.card.suit):
+                code = _nat_code(w.card)
+                if any(nat[code] for m, nat in enumerate(self.meld_naturals) if m != w.meld):
+                    self.keeps_exact = False
         self.hand_count: Counter[Card] = Counter(self.position.hand)
         all_cards = set(self.table_count) | set(self.hand_count)
         self.wild_capable = sorted(c for c in all_cards if rs.is_wild_card(c))

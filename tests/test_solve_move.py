@@ -322,6 +322,11 @@ def test_the_last_tie_break_try_never_keeps_a_table_changing_more(
         # may stand for an ace, so the two trade places and `2H=A AS AD` reads unchanged.
         ("mexe-mexe", 4, [["2H=AC", "2C", "3C"], ["2H=A", "AS", "AD"]],
          ["AS", "4H", "3H", "3S", "AC"], Turn(cards_drawn=1), False),
+        # Found by the differential with up to four wilds (seed 216074): `2C=2C` stands for
+        # its own card, so it can take the place of the natural 2♣ of `AC 2C 3C`, which
+        # becomes a wild (`2C=3C 4C 5C`); the third meld then reads unchanged.
+        ("mexe-mexe", 5, [["2C=2C", "3C", "4C"], ["QS", "KS", "2H"], ["AC", "2C", "3C"]],
+         ["5C", "4C", "5C"], Turn(cards_drawn=1), False),
         # DISAGREEMENTS.md D4: the two jokers trade places.
         ("carrossel", 4, [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
          ["3H", "AD"], Turn(cards_drawn=1), False),
