@@ -265,32 +265,38 @@ class TurnModel:
         ``JD QH KH JK=A | QH KS AD`` with ``AD`` in hand: the slot ``QH KS AD`` takes the
         first meld's Q♥), but each candidate adds variables that slow the tie-break's search,
         so those are not candidates: where one exists the model's count is only an upper
-        bound of the table's and ``keeps_exact`` is false (``search._lay_again`` then
+        bound of the table's and ``keeps_exact`` is false; so it is where a meld with wilds
+        holds the hand's card and a natural of the released wild's meld (``search._lay_again`` then
         swaps cards to lay such melds again).
         """
         self.match_shapes: dict[int, Shape] = {}
         if not self.n_slots:
             return
         wanted = [
-            (self._release_codes(w), self.meld_naturals[w.meld])
+            (self._release_codes(w), self.meld_naturals[w.meld], w.meld)
             for w in (self.wilds[i] for i in self.releasable)
         ]
         for m, meld in enumerate(self.position.table):
-            if not self.all_natural(m):
-                continue
             reading = self.before[m]
             codes = self.meld_naturals[m]
             # What a releasing slot holding this meld takes besides the hand's card; it
             # needs a natural of the released wild's meld (R5's continuation).
             rests = [
                 (rest, origin)
-                for released, origin in wanted
+                for released, origin, home in wanted
+                if home != m
                 for code in released
                 if codes[code]
                 for rest in (codes - Counter({code: 1}),)
                 if rest & origin
             ]
             if not rests:
+                continue
+            if not self.all_natural(m):
+                # A meld with wilds of its own, which may join the slot keeping their
+                # values (mexe-mexe seed 219376: `2S=10H JH QH KH AH` beside
+                # `QH KH 2H=AH`, the hand's A♥ releasing the 2♥): not counted.
+                self.keeps_exact = False
                 continue
             if reading.kind is MeldKind.SEQUENCE and self.slot_runs:
                 places = zip(reading.positions, (tc.card.suit for tc in meld), strict=True)

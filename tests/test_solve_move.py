@@ -327,6 +327,11 @@ def test_the_last_tie_break_try_never_keeps_a_table_changing_more(
         # becomes a wild (`2C=3C 4C 5C`); the third meld then reads unchanged.
         ("mexe-mexe", 5, [["2C=2C", "3C", "4C"], ["QS", "KS", "2H"], ["AC", "2C", "3C"]],
          ["5C", "4C", "5C"], Turn(cards_drawn=1), False),
+        # Seed 219376 of the same run: `2S=10H JH QH KH AH` holds Q♥ K♥ A♥, which may be
+        # the second meld's Q♥ K♥ with the hand's A♥ releasing its 2♥ (R5); the first meld
+        # then reads unchanged while the 2♥ joins `AH AS 2H=A`.
+        ("mexe-mexe", 3, [["2S", "JH", "QH", "KH", "AH"], ["QH", "KH", "2H"]],
+         ["AH", "10H", "JH", "AS"], Turn(cards_drawn=1), False),
         # DISAGREEMENTS.md D4: the two jokers trade places.
         ("carrossel", 4, [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
          ["3H", "AD"], Turn(cards_drawn=1), False),
