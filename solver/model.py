@@ -150,6 +150,12 @@ def _nat_code(card: Card) -> Code:
     return (card.rank, card.suit)
 
 
+def _is_value(card: Card, value: WildValue) -> bool:
+    """Is ``card`` a natural of exactly the card ``value`` stands for (rank, and suit where
+    it carries one)?"""
+    return card.is_ordinary and card.rank == value.rank and value.suit in (None, card.suit)
+
+
 class TurnModel:
     """Builds the CP-SAT model of the legal tables after one play from ``position``."""
 
@@ -202,8 +208,7 @@ class TurnModel:
         # natural of that card in another meld: the wild can take the natural's place, and
         # the natural a wild's role elsewhere (differential seed 216074).
         for w in self.wilds:
-            own = w.card.is_ordinary and w.value.rank == w.card.rank
-            if own and w.value.suit in (None, w.card.suit):
+            if _is_value(w.card, w.value):
                 code = _nat_code(w.card)
                 if any(nat[code] for m, nat in enumerate(self.meld_naturals) if m != w.meld):
                     self.keeps_exact = False
@@ -334,13 +339,7 @@ class TurnModel:
         )
 
     def _release_codes(self, wild: TableWild) -> list[Code]:
-        return [
-            _nat_code(c)
-            for c in self.hand_count
-            if c.is_ordinary
-            and c.rank == wild.value.rank
-            and (wild.value.suit is None or c.suit == wild.value.suit)
-        ]
+        return [_nat_code(c) for c in self.hand_count if _is_value(c, wild.value)]
 
     # --- variables and constraints ---------------------------------------------------
 
