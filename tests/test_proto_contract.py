@@ -52,6 +52,8 @@ FIELDS = {
     "Violation": ["code", "message", "meld", "cards", "rule"],
     "SolveMoveRequest": ["position", "objective", "max_moves", "time_limit_ms"],
     "SolveMoveResponse": ["moves", "optimal", "stats"],
+    "SolveStats": ["wall_time_ms", "status", "objective_value", "branches", "conflicts",
+                   "num_solutions", "tie_break_proved"],
     "SolvedMove": ["move", "played", "hand_after", "hand_points_after", "went_out",
                    "knock_eligible", "melds_changed"],
     "CheckKnockRequest": ["position", "move"],

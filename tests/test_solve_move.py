@@ -733,6 +733,35 @@ def test_objective_value_through_grpc(rummy_stub: rummy_pb2_grpc.RummyServiceStu
     assert response.stats.objective_value == len(response.moves[0].played) == 2
 
 
+def _grpc_solve(stub: rummy_pb2_grpc.RummyServiceStub, ruleset: str, players: int,
+                table: list[list[str]], hand: list[str]) -> rummy_pb2.SolveMoveResponse:
+    request = rummy_pb2.SolveMoveRequest(
+        position=rummy_pb2.RummyPosition(
+            ruleset=ruleset, players=players, table=[rummy_pb2.Meld(cards=m) for m in table],
+            hand=hand, turn=rummy_pb2.Turn(cards_drawn=1)),
+        objective=rummy_pb2.OBJECTIVE_MOST_CARDS)
+    response: rummy_pb2.SolveMoveResponse = stub.SolveMove(request, timeout=30)
+    return response
+
+
+def test_tie_break_proved_through_grpc(rummy_stub: rummy_pb2_grpc.RummyServiceStub) -> None:
+    """SPEC §4 tie-break (fewest original melds changed), as a client sees it:
+    SolveStats.tie_break_proved says whether `melds_changed` of the first move is proved
+    the fewest. Proved on an ordinary position; not claimed where the model's count is only
+    an upper bound (D4, the differential's mexe-mexe seed 216074: the answer changes 2
+    melds, the brute force 1); false with no move."""
+    plain = _grpc_solve(rummy_stub, "carrossel", 2, [["7H", "8S", "JK=9"]], ["5C", "9D"])
+    assert plain.optimal and plain.stats.tie_break_proved
+    assert plain.moves[0].melds_changed == 1
+    d4 = _grpc_solve(rummy_stub, "mexe-mexe", 5,
+                     [["2C=2C", "3C", "4C"], ["QS", "KS", "2H"], ["AC", "2C", "3C"]],
+                     ["5C", "4C", "5C"])
+    assert d4.optimal and len(d4.moves[0].played) == 3
+    assert d4.moves[0].melds_changed > 1 and not d4.stats.tie_break_proved
+    none = _grpc_solve(rummy_stub, "carrossel", 2, [["7H", "8H", "9H"]], ["2C", "KD"])
+    assert none.optimal and not none.moves and not none.stats.tie_break_proved
+
+
 def test_solve_move_bad_inputs(rummy_stub: rummy_pb2_grpc.RummyServiceStub) -> None:
     position = rummy_pb2.RummyPosition(ruleset="carrossel", players=2, hand=["3C", "XX"],
                                        turn=rummy_pb2.Turn(cards_drawn=1))

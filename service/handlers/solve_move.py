@@ -67,5 +67,6 @@ def handle(
             branches=stats.branches,
             conflicts=stats.conflicts,
             num_solutions=len(result.moves),
+            tie_break_proved=bool(result.moves) and stats.tie_break_proved,
         ),
     )
