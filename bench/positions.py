@@ -13,8 +13,9 @@ deck, and every table is valid by construction:
 4. where sequences may mix suits (carrossel), cards of equal rank are swapped at random
    between sequences;
 5. wilds are put on the table by replacing one natural card of a meld (at most one per meld,
-   its value written: ``JK=9H`` in same-suit sequences, ``JK=9`` elsewhere); the natural card
-   goes back to the stock, so a hand may hold it and release the wild (R5).
+   its value written: ``JK=9H`` in same-suit sequences, ``JK=9`` elsewhere; mexe-mexe's 2s
+   likewise, ``2H=9H``); the natural card goes back to the stock, so a hand may hold it and
+   release the wild (R5).
 
 Only ``random.Random(seed)`` is used, so a seed always gives the same positions.
 """
@@ -146,8 +147,10 @@ def _mix_suits(rng: random.Random, runs: list[list[Card]]) -> None:
         runs[r1][i1], runs[r2][i2] = runs[r2][i2], runs[r1][i1]
 
 
-def _codes(ruleset: Ruleset, meld: Sequence[Card], wild_at: int) -> tuple[str, ...]:
-    """A meld as codes, with a joker (and its written value) in place of one card."""
+def _codes(
+    ruleset: Ruleset, meld: Sequence[Card], wild_at: int, wild: Card = JOKER_CARD
+) -> tuple[str, ...]:
+    """A meld as codes, with ``wild`` (and its written value) in place of one card."""
     is_group = len({c.rank for c in meld}) == 1
     out: list[str] = []
     for i, card in enumerate(meld):
@@ -155,8 +158,30 @@ def _codes(ruleset: Ruleset, meld: Sequence[Card], wild_at: int) -> tuple[str, .
             out.append(card.code)
             continue
         suited = not is_group and ruleset.sequence_suits is SuitRule.SAME_SUIT
-        out.append(f"JK={rank_name(card.rank)}{card.suit if suited else ''}")
+        out.append(f"{wild.code}={rank_name(card.rank)}{card.suit if suited else ''}")
     return tuple(out)
+
+
+def _put_twos(
+    rng: random.Random,
+    ruleset: Ruleset,
+    table: list[list[Card]],
+    coded: list[tuple[str, ...]],
+    stock: Counter[Card],
+    melds: list[int],
+) -> None:
+    """Mexe-mexe's wild 2s on the table: in each of ``melds``, a 2 of the stock takes one
+    card's place, its value written (``2H=7S``); the card goes back to the stock, so a hand
+    may hold it and release the 2 (R5)."""
+    for m in melds:
+        free = sorted(c for c, n in stock.items() if n > 0 and c.rank == 2)
+        if not free:
+            return
+        two = rng.choice(free)
+        at = rng.randrange(len(table[m]))
+        stock[two] -= 1
+        stock[table[m][at]] += 1
+        coded[m] = _codes(ruleset, table[m], at, two)
 
 
 def random_position(
@@ -166,6 +191,7 @@ def random_position(
     table_size: tuple[int, int],
     hand_size: tuple[int, int],
     table_jokers: int = 0,
+    table_twos: int = 0,
     hand_jokers: int = 0,
     hand_melds: int = 0,
     jokers_in_groups: bool = True,
@@ -177,7 +203,9 @@ def random_position(
 
     The hand has ``hand_size`` cards where the stock allows (a table of 100 leaves 6), of which
     ``hand_jokers`` jokers where the deck has them left. ``table_jokers`` replace one card of as
-    many melds (only sequences unless ``jokers_in_groups``). With ``hand_melds``, the hand
+    many melds (only sequences unless ``jokers_in_groups``); where 2s are wild (mexe-mexe),
+    ``table_twos`` 2s from the stock replace one card of as many other melds that hold no 2.
+    With ``hand_melds``, the hand
     starts with up to that many whole melds of the cut deck that are not on the table, and its
     jokers replace a card of those melds (so the jokers are needed: at a sequence's end, in a
     group of 4, …); the rest of the hand is dealt at random. The default turn is one in which
@@ -217,13 +245,21 @@ def random_position(
         wild_at = rng.randrange(len(meld)) if m in wild_melds else -1
         coded.append(_codes(ruleset, meld, wild_at))
         stock.subtract(c for i, c in enumerate(meld) if i != wild_at)
+    if table_twos and ruleset.is_wild_card(Card(2, SUITS[0])):
+        plain = [
+            m
+            for m, meld in enumerate(table)
+            if m not in wild_melds and all(c.rank != 2 for c in meld)
+        ]
+        _put_twos(rng, ruleset, table, coded, stock, rng.sample(plain, min(table_twos, len(plain))))
     jokers_left = deck[JOKER_CARD] - len(wild_melds)
     want = rng.randint(*hand_size)
     wilds = min(hand_jokers, jokers_left, want)
     hand: list[Card] = []
     if hand_melds:
         for meld in spare[:hand_melds]:
-            if len(hand) + len(meld) <= want:
+            # A 2 the table took from the stock (``table_twos``) may sit in a spare meld.
+            if len(hand) + len(meld) <= want and not Counter([*hand, *meld]) - stock:
                 hand.extend(meld)
         for _ in range(min(wilds, len(hand))):
             hand.pop(rng.randrange(len(hand)))  # a joker takes this card's place
@@ -245,7 +281,11 @@ def random_position(
 SIZES: dict[str, tuple[int, int]] = {"small": (0, 20), "mid": (30, 60), "large": (70, 100)}
 """The benchmark's table sizes in cards (issue 4): ≤ 20, 30-60 and 70-100."""
 
-HAND_SIZES: dict[str, tuple[int, int]] = {"rummikub": (6, 20), "carrossel": (5, 15)}
+HAND_SIZES: dict[str, tuple[int, int]] = {
+    "rummikub": (6, 20),
+    "carrossel": (5, 15),
+    "mexe-mexe": (5, 15),
+}
 
 
 def bench_positions(ruleset_id: str, size: str, n: int, seed: int) -> list[PositionSpec]:
@@ -253,13 +293,16 @@ def bench_positions(ruleset_id: str, size: str, n: int, seed: int) -> list[Posit
 
     Rummikub positions hold jokers only on the rack (0-2): a table joker keeps its value with
     us (R5) but is free for rummikub-solver, so answers would legitimately differ. Carrossel
-    positions hold 0-2 jokers anywhere.
+    positions hold 0-2 jokers anywhere. Mexe-mexe's deck has no jokers: its positions hold
+    1-8 wild 2s written on the table (``2H=7S``), the slowest class of position we know
+    (docs/solver.md), and a card drawn (R8).
     """
     rng = random.Random(f"{seed}/{ruleset_id}/{size}")
     out: list[PositionSpec] = []
     for i in range(n):
         jokers = rng.choices((0, 1, 2), weights=(5, 3, 2))[0]
         on_table = 0 if ruleset_id == "rummikub" else rng.randint(0, jokers)
+        twos = rng.randint(1, 8) if ruleset_id == "mexe-mexe" else 0
         out.append(
             random_position(
                 rng,
@@ -267,7 +310,9 @@ def bench_positions(ruleset_id: str, size: str, n: int, seed: int) -> list[Posit
                 table_size=SIZES[size],
                 hand_size=HAND_SIZES[ruleset_id],
                 table_jokers=on_table,
+                table_twos=twos,
                 hand_jokers=jokers - on_table,
+                turn=Turn(cards_drawn=1) if ruleset_id == "mexe-mexe" else None,
                 name=f"{ruleset_id}-{size}-{seed}-{i}",
             )
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench.positions import bench_positions
 from bench.solve_bench import main, percentile
 
 
@@ -20,6 +21,28 @@ def test_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for line in ("carrossel  small", "rummikub   large", "rummikub-solver", "mismatch"):
         assert line in out, out
+
+
+def test_bench_times_mexe_mexe_with_wild_twos_on_the_table(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--n", "1", "--rulesets", "mexe-mexe", "--sizes", "small", "--strict"]
+    assert main([*argv, "--time-limit-ms", "60000"]) == 0
+    out = capsys.readouterr().out
+    assert "mexe-mexe  small" in out and "rummikub" not in out, out
+
+
+def test_bench_positions_put_wild_twos_on_mexe_mexe_tables() -> None:
+    """bench_positions("mexe-mexe"): 1-8 table melds each hold a 2 of the stock standing for
+    one of its cards, its value written (R5), within the deck's two copies of each card."""
+    for size in ("mid", "large"):
+        specs = bench_positions("mexe-mexe", size, 12, 3)
+        wild = [sum("=" in code for meld in spec.table for code in meld) for spec in specs]
+        assert all(0 <= k <= 8 for k in wild) and sum(wild) >= len(specs), wild
+        for spec in specs:
+            position = spec.position()  # parses: every meld valid, the card counts within the deck
+            assert all(tc.card.rank == 2 for meld in position.table for tc in meld if tc.value)
+            assert all(not tc.card.is_joker for meld in position.table for tc in meld)
 
 
 def test_bench_times_solve_move_through_a_server_it_starts(
