@@ -137,6 +137,7 @@ class _Budget:
         work: float | None = None,
         lean: bool = False,
         whole_lp: bool | None = None,
+        probing: bool = False,
     ) -> cp_model.CpSolver:
         """A solver bounded by ``share`` of the time left and by ``work`` (deterministic).
 
@@ -146,7 +147,8 @@ class _Budget:
         (``_solve_primary``). ``whole_lp`` (by default, where lean): the linear relaxation
         holds every constraint from the start, not only the violated ones. Its bound halves
         rummikub's solves with a joker in the hand, but the tie-break finds tables sooner
-        without it (bench/, docs/solver.md).
+        without it (bench/, docs/solver.md). ``probing``: CP-SAT probes its boolean
+        variables (level 2) although presolve is off (``_solve_primary``).
         """
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = max(self.deadline - time.monotonic(), 0.001) * share
@@ -157,7 +159,7 @@ class _Budget:
         # These models are a few hundred variables: one presolve pass without probing or
         # symmetry detection halves the median solve and bounds the slow tail (bench/).
         solver.parameters.max_presolve_iterations = 1
-        solver.parameters.cp_model_probing_level = 0
+        solver.parameters.cp_model_probing_level = 2 if probing else 0
         solver.parameters.symmetry_level = 0
         if lean:
             solver.parameters.cp_model_presolve = False
@@ -197,7 +199,7 @@ class _Budget:
 def _max_played(position: Position, max_new_melds: int | None, budget: _Budget) -> int:
     tm = TurnModel(position, _options(position, max_new_melds, None))
     tm.model.maximize(tm.played)
-    solver, status = _solve_primary(tm.model, True, budget, tm.played)
+    solver, status = _solve_primary(tm.model, True, budget, tm.played, tm.wild_runs_possible)
     budget.record(solver, status)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return int(solver.objective_value)
@@ -376,7 +378,7 @@ def _solve_lexicographic(
         tried_ideal = status == cp_model.UNKNOWN
     # The objective replaces the previous one, so the model itself is solved, not a copy.
     _optimize(tm.model, expr, maximize)
-    solver, status = _solve_primary(tm.model, maximize, budget, expr)
+    solver, status = _solve_primary(tm.model, maximize, budget, expr, tm.wild_runs_possible)
     budget.record(solver, status, primary=True)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
@@ -475,6 +477,7 @@ def _solve_primary(
     maximize: bool,
     budget: _Budget,
     objective: cp_model.LinearExprT | None = None,
+    probe_last: bool = False,
 ) -> tuple[cp_model.CpSolver, cp_model.CpSolverStatus]:
     """The primary optimum, or the best found in time.
 
@@ -494,12 +497,18 @@ def _solve_primary(
     leaves the next tries to search only strictly better ones (a copy of the model with a
     cutoff): they no longer start from scratch, and one that finds none proves the best
     found optimal.
+
+    ``probe_last``: the last try, the one without a work limit, probes (``_Budget.solver``).
+    Where wilds are enough for a run of their own (mexe-mexe's 2s), that try mostly proves
+    that no better play exists, and probing halved its work on the slowest such positions
+    (2.4 to 0.7 units on ``mexe-mexe-mid-1-13`` of bench/); on other positions it went
+    either way (one carrossel try 2.4 to 4.4), so it is not used there (docs/solver.md).
     """
     tried: list[tuple[cp_model.CpSolver, cp_model.CpSolverStatus]] = []
     current = model
     incumbent: cp_model.CpSolver | None = None  # the last try's unproved play
     for work, lean in PRIMARY_TRIES:
-        solver = budget.solver(work=work, lean=lean)
+        solver = budget.solver(work=work, lean=lean, probing=probe_last and work is None)
         status = solver.solve(current)
         tried.append((solver, status))
         if status == cp_model.INFEASIBLE and incumbent is not None:
@@ -805,7 +814,7 @@ def _knock_play_exists(position: Position, time_limit_ms: int) -> tuple[bool, bo
     tm, oracle = _turn_model(position, budget)
     tm.model.add(tm.hand_points_after >= 1)
     tm.model.add(tm.hand_points_after <= position.ruleset.knock_threshold)
-    solver, status = _solve_primary(tm.model, True, budget)
+    solver, status = _solve_primary(tm.model, True, budget, probe_last=tm.wild_runs_possible)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return False, status == cp_model.INFEASIBLE
     move = rebuild_move(tm, solver)

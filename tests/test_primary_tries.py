@@ -1,5 +1,6 @@
 """The primary solve's tries (``solver.search._solve_primary``): once a try has found a
-solution it could not prove, the later tries search only strictly better ones.
+solution it could not prove, the later tries search only strictly better ones; and the last
+try, the one without a work limit, probes where wilds are enough for a run of their own.
 
 A small knapsack stands in for a turn model, and the first try is made to stop at its first
 solution, as a work-limited try on a hard position does.
@@ -13,6 +14,7 @@ import pytest
 from ortools.sat.python import cp_model
 
 from solver import search
+from solver.position import Turn, parse_position
 
 VALUES = (6, 5, 4, 3, 7)
 WEIGHTS = (4, 3, 2, 2, 5)
@@ -73,3 +75,55 @@ def test_a_later_try_searches_only_better_solutions(first_try_stops_early: list[
     assert solver.objective_value == 13
     # The model itself keeps no cutoff: a later solve (tie-break, next move) sees it whole.
     assert len(model.proto.constraints) == 1
+
+
+@pytest.mark.parametrize("probe_last", [False, True])
+def test_only_the_last_try_probes_and_only_when_asked(
+    monkeypatch: pytest.MonkeyPatch, probe_last: bool
+) -> None:
+    """Every work-limited try is made to stop at once, so the schedule reaches its last
+    try, the one without a work limit: that one alone probes, where ``probe_last`` asks."""
+    made = search._Budget.solver
+    probing: list[int] = []
+
+    def solver(self: search._Budget, *args: Any, **kwargs: Any) -> cp_model.CpSolver:
+        s = made(self, *args, **kwargs)
+        if kwargs.get("work") is not None:
+            s.parameters.max_number_of_conflicts = 0
+            s.parameters.max_deterministic_time = 0.0
+        probing.append(s.parameters.cp_model_probing_level)
+        return s
+
+    monkeypatch.setattr(search._Budget, "solver", solver)
+    model, _, value = _knapsack(hint=(1, 0, 1, 1, 0))
+    solver_, status = search._solve_primary(model, True, search._Budget(5000), value, probe_last)
+    assert status == cp_model.OPTIMAL and solver_.objective_value == 13
+    assert probing == [0] * (len(search.PRIMARY_TRIES) - 1) + [2 if probe_last else 0]
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "table", "hand", "probes"),
+    [
+        # Three 2s in play, enough for a run of wilds alone (R4's windows, mexe-mexe).
+        ("mexe-mexe", [["5H", "6H", "2C=7H"], ["9S", "10S", "2D=JS"]], ["2S", "4H", "QS"], True),
+        # One 2: no run of wilds alone.
+        ("mexe-mexe", [["5H", "6H", "2C=7H"], ["9S", "10S", "JS"]], ["4H", "QS"], False),
+        ("carrossel", [["5H", "6H", "JK=7H"], ["9S", "10S", "JS"]], ["JK", "4H", "QS"], False),
+    ],
+)
+def test_solve_move_asks_the_last_try_to_probe_where_wilds_make_a_run(
+    monkeypatch: pytest.MonkeyPatch, ruleset: str, table: list[list[str]], hand: list[str],
+    probes: bool,
+) -> None:
+    asked: list[bool] = []
+    solve_primary = search._solve_primary
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        asked.append(args[4] if len(args) > 4 else kwargs.get("probe_last", False))
+        return solve_primary(*args, **kwargs)
+
+    monkeypatch.setattr(search, "_solve_primary", spy)
+    monkeypatch.setattr(search, "_ideal", lambda tm, objective: None)  # the primary runs
+    position = parse_position(ruleset, 3, table, hand, Turn(cards_drawn=1))
+    result = search.solve_move(position, search.Objective.MOST_CARDS)
+    assert result.optimal and asked and set(asked) == {probes}
