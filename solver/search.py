@@ -500,9 +500,10 @@ def _solve_primary(
 
     ``probe_last``: the last try, the one without a work limit, probes (``_Budget.solver``).
     Where wilds are enough for a run of their own (mexe-mexe's 2s), that try mostly proves
-    that no better play exists, and probing halved its work on the slowest such positions
-    (2.4 to 0.7 units on ``mexe-mexe-mid-1-13`` of bench/); on other positions it went
-    either way (one carrossel try 2.4 to 4.4), so it is not used there (docs/solver.md).
+    that no better play exists, and probing lowered its work on every such bench position
+    that reached it, most on the slowest (2.4 to 0.65 units on ``mexe-mexe-mid-1-13``). On
+    other positions it went either way (carrossel-52-123 of a hard-hand scan: 2.4 to 4.4
+    units in all), so it is not used there (docs/solver.md).
     """
     tried: list[tuple[cp_model.CpSolver, cp_model.CpSolverStatus]] = []
     current = model
