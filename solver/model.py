@@ -204,14 +204,6 @@ class TurnModel:
         for w in self.wilds:
             wild_melds.setdefault(w.card, set()).add(w.meld)
         self.keeps_exact = all(len(melds) < 2 for melds in wild_melds.values())
-        # Likewise a table wild that stands for its own card (mexe-mexe's ``2C=2C``) and a
-        # natural of that card in another meld: the wild can take the natural's place, and
-        # the natural a wild's role elsewhere (differential seed 216074).
-        for w in self.wilds:
-            if _is_value(w.card, w.value):
-                code = _nat_code(w.card)
-                if any(nat[code] for m, nat in enumerate(self.meld_naturals) if m != w.meld):
-                    self.keeps_exact = False
         self.hand_count: Counter[Card] = Counter(self.position.hand)
         all_cards = set(self.table_count) | set(self.hand_count)
         self.wild_capable = sorted(c for c in all_cards if rs.is_wild_card(c))
@@ -227,6 +219,7 @@ class TurnModel:
         self.releasable = [
             i for i, w in enumerate(self.wilds) if self._release_codes(w) and not keep_all
         ]
+        self._find_traded()
         # Explicit melds only where identity matters: one per possible release (R5), and
         # in vatikan one per table wild, which must stay in its meld's line (R7).
         lineage = len(self.wilds) if self.rs.wild_lineage and not keep_all else 0
@@ -237,6 +230,23 @@ class TurnModel:
         self.n_slots = len(self.releasable) + lineage
         self._slot_kinds(range(len(self.wilds)) if lineage else self.releasable)
         self._find_matchable()
+
+    def _find_traded(self) -> None:
+        """D4 again: a table wild and a natural of its very card in another meld (mexe-mexe's
+        2s, each of which may be wild). The natural can take the wild's place, so that the
+        wild's meld reads unchanged, while the wild itself goes back to the hand, released
+        (seed 228166: `2C=J JH JS` beside `2D 2C 2H`, the hand's J♣ releasing the 2♣), or,
+        standing for its own card, takes the natural's place (``2C=2C``, seed 216074). The
+        keep flags see neither, so the model's count is then an upper bound. A wild that
+        stays on the table with another value needs no trade: the model already lays the
+        natural as a wild of that value and keeps the wild's meld."""
+        to_hand = set(self.releasable) if self.rs.released_wild_to_hand else set()
+        for i, w in enumerate(self.wilds):
+            if i not in to_hand and not _is_value(w.card, w.value):
+                continue
+            code = _nat_code(w.card)
+            if any(nat[code] for m, nat in enumerate(self.meld_naturals) if m != w.meld):
+                self.keeps_exact = False
 
     def _slot_kinds(self, occupants: Iterable[int]) -> None:
         """Which kinds of meld a slot may be. A slot releases a wild or, in vatikan, holds

@@ -332,6 +332,11 @@ def test_the_last_tie_break_try_never_keeps_a_table_changing_more(
         # then reads unchanged while the 2♥ joins `AH AS 2H=A`.
         ("mexe-mexe", 3, [["2S", "JH", "QH", "KH", "AH"], ["QH", "KH", "2H"]],
          ["AH", "10H", "JH", "AS"], Turn(cards_drawn=1), False),
+        # Seed 228166: the hand's J♣ releases `2C=J` to the hand (R5) and the natural 2♣ of
+        # `2D 2C 2H` takes its place as a wild, so the first meld reads unchanged; the 2♦ and
+        # 2♥ join the hand's J♣ J♠ (`JC JS 2D=J 2H=J`): one meld changed.
+        ("mexe-mexe", 4, [["2C=J", "JH", "JS"], ["2D", "2C", "2H"]], ["JC", "JS"],
+         Turn(cards_drawn=1), False),
         # DISAGREEMENTS.md D4: the two jokers trade places.
         ("carrossel", 4, [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
          ["3H", "AD"], Turn(cards_drawn=1), False),
