@@ -16,9 +16,14 @@ def test_percentile_is_nearest_rank() -> None:
     assert percentile([3.0, 1.0, 2.0], 99) == 3.0
 
 
+def _bench(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    """Run the bench with a generous time limit; it must exit 0. Returns what it printed."""
+    assert main([*argv, "--time-limit-ms", "60000"]) == 0
+    return capsys.readouterr().out
+
+
 def test_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--n", "2", "--time-limit-ms", "60000"]) == 0
-    out = capsys.readouterr().out
+    out = _bench(capsys, "--n", "2")
     for line in ("carrossel  small", "rummikub   large", "rummikub-solver", "mismatch"):
         assert line in out, out
 
@@ -26,9 +31,7 @@ def test_bench_runs(capsys: pytest.CaptureFixture[str]) -> None:
 def test_bench_times_mexe_mexe_with_wild_twos_on_the_table(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    argv = ["--n", "1", "--rulesets", "mexe-mexe", "--sizes", "small", "--strict"]
-    assert main([*argv, "--time-limit-ms", "60000"]) == 0
-    out = capsys.readouterr().out
+    out = _bench(capsys, "--n", "1", "--rulesets", "mexe-mexe", "--sizes", "small", "--strict")
     assert "mexe-mexe  small" in out and "rummikub" not in out, out
 
 
@@ -48,9 +51,7 @@ def test_bench_positions_put_wild_twos_on_mexe_mexe_tables() -> None:
 def test_bench_times_solve_move_through_a_server_it_starts(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    argv = ["--n", "1", "--rulesets", "rummikub", "--sizes", "small,mid", "--grpc"]
-    assert main([*argv, "--time-limit-ms", "60000"]) == 0
-    out = capsys.readouterr().out
+    out = _bench(capsys, "--n", "1", "--rulesets", "rummikub", "--sizes", "small,mid", "--grpc")
     assert "SolveMove through gRPC" in out, out
     rows = [line.split() for line in out.splitlines() if line.startswith("rummikub   ")]
     grpc_rows = [row for row in rows if len(row) == 10]  # the gRPC table's rows
@@ -63,8 +64,7 @@ def test_bench_calls_a_running_server(
 ) -> None:
     target = f"127.0.0.1:{server_port}"
     argv = ["--n", "1", "--rulesets", "carrossel", "--sizes", "small", "--no-reference"]
-    assert main([*argv, "--grpc", "--target", target, "--time-limit-ms", "60000"]) == 0
-    assert "SolveMove through gRPC" in capsys.readouterr().out
+    assert "SolveMove through gRPC" in _bench(capsys, *argv, "--grpc", "--target", target)
 
 
 def test_bench_target_needs_grpc(capsys: pytest.CaptureFixture[str]) -> None:
