@@ -195,15 +195,6 @@ class TurnModel:
             self.meld_count.append(counts)
             self.meld_naturals.append(naturals)
         self._find_linkable()
-        # D4: two table wilds of one card code in different melds can trade places, each
-        # keeping its value (R5); a meld then shows its very cards though its own wild left,
-        # which its keep flag counts as a change. Its count of melds changed is then only an
-        # upper bound of the table's (docs/solver.md, "Objectives and tie-break"); so it is
-        # where a slot could hold a natural meld's cards with others (``_find_matchable``).
-        wild_melds: dict[Card, set[int]] = {}
-        for w in self.wilds:
-            wild_melds.setdefault(w.card, set()).add(w.meld)
-        self.keeps_exact = all(len(melds) < 2 for melds in wild_melds.values())
         self.hand_count: Counter[Card] = Counter(self.position.hand)
         all_cards = set(self.table_count) | set(self.hand_count)
         self.wild_capable = sorted(c for c in all_cards if rs.is_wild_card(c))
@@ -232,14 +223,25 @@ class TurnModel:
         self._find_matchable()
 
     def _find_traded(self) -> None:
-        """D4 again: a table wild and a natural of its very card in another meld (mexe-mexe's
-        2s, each of which may be wild). The natural can take the wild's place, so that the
-        wild's meld reads unchanged, while the wild itself goes back to the hand, released
-        (seed 228166: `2C=J JH JS` beside `2D 2C 2H`, the hand's J♣ releasing the 2♣), or,
-        standing for its own card, takes the natural's place (``2C=2C``, seed 216074). The
-        keep flags see neither, so the model's count is then an upper bound. A wild that
-        stays on the table with another value needs no trade: the model already lays the
-        natural as a wild of that value and keeps the wild's meld."""
+        """D4: cards of one code in different melds that can trade places. A meld then shows
+        its very cards though its own wild left, which its keep flag counts as a change, so
+        the model's count of melds changed is only an upper bound of the table's
+        (``keeps_exact`` false; docs/solver.md, "Objectives and tie-break"). So it is where a
+        slot could hold a natural meld's cards with others (``_find_matchable``).
+
+        * Two table wilds of one card code, each keeping its value (R5).
+        * A table wild and a natural of its very card (mexe-mexe's 2s, each of which may be
+          wild). The natural can take the wild's place while the wild itself goes back to
+          the hand, released (seed 228166: `2C=J JH JS` beside `2D 2C 2H`, the hand's J♣
+          releasing the 2♣), or, standing for its own card, takes the natural's place
+          (``2C=2C``, seed 216074). A wild that stays on the table with another value needs
+          no trade: the model already lays the natural as a wild of that value and keeps the
+          wild's meld.
+        """
+        wild_melds: dict[Card, set[int]] = {}
+        for w in self.wilds:
+            wild_melds.setdefault(w.card, set()).add(w.meld)
+        self.keeps_exact = all(len(melds) < 2 for melds in wild_melds.values())
         to_hand = set(self.releasable) if self.rs.released_wild_to_hand else set()
         for i, w in enumerate(self.wilds):
             if i not in to_hand and not _is_value(w.card, w.value):
