@@ -45,6 +45,8 @@ class Reading:
 
     def normalized(self, cards: Sequence[TableCard]) -> tuple[TableCard, ...]:
         """The meld with every wild's value written out (``JK=9H``)."""
+        if not any(self.wild) and all(tc.value is None for tc in cards):
+            return tuple(cards)  # all natural and written so: the meld itself
         return tuple(
             TableCard(tc.card, value if is_wild else None)
             for tc, value, is_wild in zip(cards, self.values, self.wild, strict=True)

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from itertools import combinations
 
 from ortools.sat.python import cp_model, cp_model_helper
@@ -98,6 +99,11 @@ class _CpModel(cp_model.CpModel):
     in bulk and clones are of this class (tests/test_model_builder.py checks both against
     the base class)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        # A property of the C++ base, a quarter of a new variable's cost: read once.
+        self._var_proto = self.model_proto
+
     def _add_pre_pep8_methods(self) -> None:
         pass
 
@@ -107,10 +113,10 @@ class _CpModel(cp_model.CpModel):
         domain = _DOMAINS.get((lb, ub))
         if domain is None:
             domain = _DOMAINS[(lb, ub)] = Domain(lb, ub)
-        return cp_model.IntVar(self.model_proto).with_domain(domain)
+        return cp_model.IntVar(self._var_proto).with_domain(domain)
 
     def new_bool_var(self, name: str) -> cp_model.IntVar:
-        return cp_model.IntVar(self.model_proto).with_domain(_BOOL)
+        return cp_model.IntVar(self._var_proto).with_domain(_BOOL)
 
     def clone(self) -> _CpModel:
         # The base class clones into a plain CpModel, which makes the aliases again.
@@ -174,14 +180,16 @@ class TurnModel:
         self.same_suit = rs.sequence_suits is SuitRule.SAME_SUIT
         self.positions = list(rs.sequence_positions)
         self.before: list[Reading] = [c.reading for c in self.position.readings]
-        self.table_count: Counter[Card] = Counter()
-        self.meld_count: list[Counter[Card]] = []
-        self.meld_naturals: list[Counter[Code]] = []
+        self.natural_melds: list[bool] = []  # ``all_natural``, asked often: read once
         self.wilds: list[TableWild] = []
+        table_cards: list[Card] = []
         for m, meld in enumerate(self.position.table):
             reading = self.before[m]
-            counts: Counter[Card] = Counter(tc.card for tc in meld)
-            naturals: Counter[Code] = Counter()
+            cards = [tc.card for tc in meld]
+            table_cards += cards
+            if not any(reading.wild):
+                self.natural_melds.append(not any(rs.is_wild_card(c) for c in cards))
+                continue
             for tc, value, is_wild in zip(meld, reading.values, reading.wild, strict=True):
                 if is_wild:
                     # R4/R5: a wild's value carries a suit only where it stood in a
@@ -189,11 +197,8 @@ class TurnModel:
                     if reading.kind is MeldKind.GROUP or not self.same_suit:
                         value = WildValue(value.rank, None)
                     self.wilds.append(TableWild(tc.card, value, m))
-                else:
-                    naturals[_nat_code(tc.card)] += 1
-            self.table_count.update(counts)
-            self.meld_count.append(counts)
-            self.meld_naturals.append(naturals)
+            self.natural_melds.append(False)
+        self.table_count: Counter[Card] = Counter(table_cards)
         self._find_linkable()
         self.hand_count: Counter[Card] = Counter(self.position.hand)
         all_cards = set(self.table_count) | set(self.hand_count)
@@ -344,11 +349,17 @@ class TurnModel:
                 suits = {tc.card.suit for tc in meld}
                 self.linked_groups[m] = (reading.rank, tuple(x for x in SUITS if x in suits))
 
+    @cached_property
+    def meld_naturals(self) -> list[Counter[Code]]:
+        """Per meld before, its natural cards by code (asked only where wilds are in play)."""
+        return [
+            Counter([_nat_code(tc.card) for tc, w in zip(meld, r.wild, strict=True) if not w])
+            for meld, r in zip(self.position.table, self.before, strict=True)
+        ]
+
     def all_natural(self, m: int) -> bool:
         """Meld ``m`` before holds no wild and no card that could be one (a mexe-mexe 2)."""
-        return not any(self.before[m].wild) and not any(
-            self.rs.is_wild_card(tc.card) for tc in self.position.table[m]
-        )
+        return self.natural_melds[m]
 
     def _release_codes(self, wild: TableWild) -> list[Code]:
         return [_nat_code(c) for c in self.hand_count if _is_value(c, wild.value)]
@@ -439,60 +450,70 @@ class TurnModel:
                 suit is None or v.suit is None or v.suit == suit
             )
 
-        # Capacity of each run place: natural supply, free wilds, fitting table wilds.
-        supply = {(p, suit): self._position_supply(p, suit) for p in pos for suit in suits}
-        place_cap = {
-            (p, suit): supply[(p, suit)]
-            + n_free
-            + sum(1 for i in pool_fixed if fixed_fits(i, p, suit))
-            for p in pos
+        # Capacity of each run place: natural supply, free wilds, fitting table wilds. Places
+        # are walked by index (sequence positions are consecutive), per suit.
+        n_pos = len(pos)
+        supply = {suit: [self._position_supply(p, suit) for p in pos] for suit in suits}
+        fits = {
+            suit: [[i for i in pool_fixed if fixed_fits(i, p, suit)] for p in pos]
             for suit in suits
         }
-        covering_runs: dict[tuple[int, str | None], list[cp_model.IntVar]] = {}
+        covering_runs: dict[str | None, list[list[cp_model.IntVar]]] = {
+            suit: [[] for _ in pos] for suit in suits
+        }
         # A linked run longer than the pool's own runs still needs its own shape.
         linked_ends: dict[tuple[int, str | None], set[int]] = {}
         for a, b, suit in self.linked_runs.values():
             linked_ends.setdefault((a, suit), set()).add(b)
         for suit in suits:
+            caps = [n + n_free + len(f) for n, f in zip(supply[suit], fits[suit], strict=True)]
+            here_supply = supply[suit]
+            covering = covering_runs[suit]
             for a_i, a in enumerate(pos):
-                ends = set(pos[a_i + rs.min_sequence - 1 : a_i + longest])
-                ends |= linked_ends.get((a, suit), set())
-                if not ends:
+                # Ends at indices first..usual-1, and those of linked runs from ``a``.
+                first = a_i + rs.min_sequence - 1
+                usual = min(a_i + longest, n_pos)
+                linked = linked_ends.get((a, suit))
+                last = usual - 1
+                if linked:
+                    last = max(last, max(linked) - a + a_i)
+                elif first >= usual:
                     continue
                 # Walk the run's places once: its capacity is the least place capacity so
                 # far, and it needs a natural somewhere.
-                cap = place_cap[(a, suit)]
+                cap = caps[a_i]
                 natural = False
-                for b in pos[a_i : a_i + max(ends) - a + 1]:
-                    cap = min(cap, place_cap[(b, suit)])
+                for j in range(a_i, last + 1):
+                    if caps[j] < cap:
+                        cap = caps[j]
                     if cap <= 0:
                         break
-                    natural = natural or supply[(b, suit)] > 0
-                    if b not in ends or not natural:
+                    natural = natural or here_supply[j] > 0
+                    if not natural or j < first:
+                        continue
+                    b = pos[j]
+                    if j >= usual and b not in (linked or ()):
                         continue
                     run = m.new_int_var(0, cap, "run")
                     self.runs[(a, b, suit)] = run
-                    for p in range(a, b + 1):
-                        covering_runs.setdefault((p, suit), []).append(run)
+                    for q in range(a_i, j + 1):
+                        covering[q].append(run)
         # Fill of every run place: naturals, table wilds keeping their value, free wilds.
         self.run_fill: dict[tuple[int, str], cp_model.LinearExprT] = {}
         self.run_free: dict[tuple[int, str | None], cp_model.IntVar] = {}
         self.run_fixed: dict[tuple[int, int, str | None], cp_model.IntVar] = {}
-        for p in pos:
+        for j, p in enumerate(pos):
             r = rank_of_position(p)
             for suit in suits:
-                covering = covering_runs.get((p, suit))
-                if not covering:
+                here = covering_runs[suit][j]
+                if not here:
                     continue
-                if (
-                    suit is not None
-                    and not n_free
-                    and not any(fixed_fits(i, p, suit) for i in pool_fixed)
-                ):
+                fitting = fits[suit][j]
+                if suit is not None and not n_free and not fitting:
                     # Only naturals of this one card can fill the place: their count is the
                     # number of runs through it, with no variable of its own (the search
                     # runs without presolve, which would otherwise remove it).
-                    self.run_fill[(p, suit)] = _sum(covering)
+                    self.run_fill[(p, suit)] = _sum(here)
                     continue
                 parts: list[cp_model.IntVar] = []
                 for s in SUITS if suit is None else (suit,):
@@ -505,12 +526,11 @@ class TurnModel:
                     f = m.new_int_var(0, n_free, "free")
                     self.run_free[(p, suit)] = f
                     parts.append(f)
-                for i in pool_fixed:
-                    if fixed_fits(i, p, suit):
-                        v = m.new_bool_var("fixrun")
-                        self.run_fixed[(i, p, suit)] = v
-                        parts.append(v)
-                m.add(_sum(parts) == _sum(covering))
+                for i in fitting:
+                    v = m.new_bool_var("fixrun")
+                    self.run_fixed[(i, p, suit)] = v
+                    parts.append(v)
+                m.add(_sum(parts) == _sum(here))
         if self.wild_runs_possible:
             self._build_run_naturals(suits)
         # Groups per rank: sizes group_min..group_max; a natural suit at most once per
@@ -639,14 +659,13 @@ class TurnModel:
         for group, keeps in groups.items():
             m.add(_sum(keeps) <= self.group_sets[group])
         # Where wilds may fill a run place too, the linked runs through it need naturals.
+        by_suit: dict[str | None, list[tuple[int, int, int]]] = {}
+        for k, (a, b, s) in self.linked_runs.items():
+            by_suit.setdefault(s, []).append((a, b, k))
         for (p, suit), fill in self.run_fill.items():
             if not isinstance(fill, cp_model.IntVar):
                 continue
-            through = [
-                self.held[k]
-                for k, (a, b, s) in self.linked_runs.items()
-                if s == suit and a <= p <= b
-            ]
+            through = [self.held[k] for a, b, k in by_suit.get(suit, ()) if a <= p <= b]
             if through:
                 m.add(_sum(through) <= fill)
 
@@ -930,30 +949,33 @@ class TurnModel:
         for (p, suit), v in self.run_fill.items():
             fills_by_code.setdefault((rank_of_position(p), suit), []).append(v)
         kept_by_card: dict[Card, list[cp_model.LinearExprT]] = {}
-        for M, counts in enumerate(self.meld_count):
+        for M, meld in enumerate(self.position.table):
             if not self.removed[M]:
                 continue  # a linked meld's cards are the pool's
-            for c, n in counts.items():
+            for c, n in Counter(tc.card for tc in meld).items():
                 kept_by_card.setdefault(c, []).append(n * self.held[M])
+        wild_fates: dict[Card, list[cp_model.LinearExprT]] = {}
+        for i, w in enumerate(self.wilds):
+            fates = wild_fates.setdefault(w.card, [])
+            fates += self.wild_placements[i]
+            if i in self.th:
+                fates.append(self.th[i])
         cards = sorted(set(self.table_count) | set(self.hand_count))
         for card in cards:
             placed: list[cp_model.LinearExprT] = []
             if card.is_ordinary:
-                code = _nat_code(card)
-                placed += fills_by_code.get(code, [])
+                code = (card.rank, card.suit)
+                placed += fills_by_code.get(code, ())
                 if code in self.group_suits:
                     placed.append(self.group_suits[code])
-                placed += [s.nat[code] for s in self.slots if code in s.nat]
+                if self.slots:
+                    placed += [s.nat[code] for s in self.slots if code in s.nat]
             if card in self.free_wild:
                 placed.append(self.free_wild[card])
-            for i, w in enumerate(self.wilds):
-                if w.card == card:
-                    placed += self.wild_placements[i]
-                    if i in self.th:
-                        placed.append(self.th[i])
-            kept = kept_by_card.get(card, [])
+            placed += wild_fates.get(card, ())
+            placed += kept_by_card.get(card, ())
             hand = self.hu.get(card, 0)
-            m.add(_sum([*placed, *kept]) == self.table_count[card] + hand)
+            m.add(_sum(placed) == self.table_count[card] + hand)
 
     def _build_turn_rules(self) -> None:
         m = self.model

@@ -18,6 +18,15 @@ def _val(solver: cp_model.CpSolver, var: cp_model.LinearExprT) -> int:
     return int(solver.value(var))
 
 
+# Every natural card as written on the table, made once: a rebuilt table holds dozens, and
+# making a frozen dataclass costs about a microsecond.
+_NATURALS = {(rank, suit): TableCard(Card(rank, suit)) for rank in range(1, 14) for suit in SUITS}
+
+
+def _natural(rank: int, suit: str) -> TableCard:
+    return _NATURALS[(rank, suit)]
+
+
 def rebuild_move(tm: TurnModel, solver: cp_model.CpSolver) -> Move:
     """The move a solution describes (which melds it changed is counted on its table, by
     ``search.changed_melds``)."""
@@ -54,7 +63,7 @@ def _slot_meld(
                 (s for s in SUITS if (p, s) in slot.nr and _val(solver, slot.nr[(p, s)])), None
             )
             if natural is not None:
-                cards.append(TableCard(Card(rank, natural)))
+                cards.append(_natural(rank, natural))
                 continue
             value = WildValue(rank, suit)
             fixed = [
@@ -65,7 +74,7 @@ def _slot_meld(
     rank = next(r for r, v in slot.grank.items() if _val(solver, v))
     for s in SUITS:
         if (rank, s) in slot.ng and _val(solver, slot.ng[(rank, s)]):
-            cards.append(TableCard(Card(rank, s)))
+            cards.append(_natural(rank, s))
     for i, w in enumerate(tm.wilds):
         if _val(solver, tm.fxg[(i, k)]):
             cards.append(TableCard(w.card, WildValue(rank, w.value.suit)))
@@ -82,15 +91,20 @@ def _pool_runs(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> li
     for (a, b, suit), n in kept.items():
         for p in range(a, b + 1):
             kept_naturals[(p, suit)] += n
+    # Most run shapes are unused: their counts are read first, and only the rest sorted.
+    laid = [(key, n) for key, var in tm.runs.items() if (n := _val(solver, var) - kept[key]) > 0]
     instances: list[tuple[int, int, str | None]] = []
-    for key, var in sorted(tm.runs.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] or "")):
-        instances += [key] * (_val(solver, var) - kept[key])
+    for key, n in sorted(laid, key=lambda kn: (kn[0][0], kn[0][1], kn[0][2] or "")):
+        instances += [key] * n
     cells: list[dict[int, TableCard]] = [{} for _ in instances]
     naturals_in = [0] * len(instances)
+    by_suit: dict[str | None, list[tuple[int, int, int]]] = {}
+    for j, (a, b, s) in enumerate(instances):
+        by_suit.setdefault(s, []).append((j, a, b))
     for p in tm.positions:
         rank = rank_of_position(p)
         for suit in SUITS if tm.same_suit else (None,):
-            here = [j for j, (a, b, s) in enumerate(instances) if a <= p <= b and s == suit]
+            here = [j for j, a, b in by_suit.get(suit, ()) if a <= p <= b]
             if not here:
                 continue
             fillers: list[TableCard] = []
@@ -98,7 +112,7 @@ def _pool_runs(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> li
                 fill = tm.run_fill.get((p, s))
                 if fill is not None:
                     n = _val(solver, fill) - kept_naturals[(p, s)]
-                    fillers += [TableCard(Card(rank, s))] * n
+                    fillers += [_natural(rank, s)] * n
             value = WildValue(rank, suit)
             for (i, p2, s2), var in tm.run_fixed.items():
                 if p2 == p and s2 == suit and _val(solver, var):
@@ -152,8 +166,9 @@ def _pool_groups(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> 
     kept = Counter(group for k, group in tm.linked_groups.items() if _val(solver, tm.held[k]))
     melds: list[Meld] = []
     for (rank, suits), var in tm.group_sets.items():
-        group = tuple(TableCard(Card(rank, s)) for s in suits)
-        melds += [group] * (_val(solver, var) - kept[(rank, suits)])
+        n = _val(solver, var) - kept[(rank, suits)]
+        if n > 0:
+            melds += [tuple(_natural(rank, s) for s in suits)] * n
     for rank in range(1, 14):
         sizes: list[int] = []
         for (r, k), var in tm.groups.items():
@@ -166,7 +181,7 @@ def _pool_groups(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> 
         for s in SUITS:
             suit_var = tm.group_suits.get((rank, s))
             if suit_var is not None:
-                suited += [TableCard(Card(rank, s))] * _val(solver, suit_var)
+                suited += [_natural(rank, s)] * _val(solver, suit_var)
         loose: list[TableCard] = []
         for i, var in tm.group_fixed.items():
             if tm.wilds[i].value.rank == rank and _val(solver, var):

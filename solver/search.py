@@ -624,7 +624,7 @@ def _table_key(move: Move) -> TableKey:
     return table, tuple(sorted(card.code for card in move.to_hand))
 
 
-MeldKey = tuple[tuple[str, int], ...]
+MeldKey = tuple[tuple[Card, int], ...]
 
 
 def _meld_key(cards: Iterable[tuple[Card, WildValue | None]]) -> MeldKey:
@@ -632,9 +632,7 @@ def _meld_key(cards: Iterable[tuple[Card, WildValue | None]]) -> MeldKey:
     # for its own rank). The same cards can hold wilds of other ranks where another copy of
     # a natural released them: vatikan `AS JK=A JK=A` laid again as `AS JK=2 JK=3`, a group
     # become a run. A wild's suit is not compared: a note in a group, the naturals' in a run.
-    return tuple(
-        sorted((c.code, 0 if v is None or v.rank == c.rank else v.rank) for c, v in cards)
-    )
+    return tuple(sorted([(c, 0 if v is None or v.rank == c.rank else v.rank) for c, v in cards]))
 
 
 def _before_key(classified: MeldClassification) -> MeldKey:

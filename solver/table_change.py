@@ -21,9 +21,16 @@ MeldKey = tuple[str, ...]
 def meld_key(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldKey:
     """The identity of a meld: its card codes, sorted when it can only be a group (its cards
     that cannot be wild share one rank): a group's order means nothing (R3)."""
-    codes = tuple(tc.card.code for tc in cards)
-    ranks = {tc.card.rank for tc in cards if not ruleset.is_wild_card(tc.card)}
-    return tuple(sorted(codes)) if len(ranks) <= 1 else codes
+    codes = tuple([tc.card.code for tc in cards])
+    rank = None
+    for tc in cards:
+        if ruleset.is_wild_card(tc.card):
+            continue
+        if rank is None:
+            rank = tc.card.rank
+        elif tc.card.rank != rank:
+            return codes  # two ranks: a sequence, whose order is its identity
+    return tuple(sorted(codes))
 
 
 @dataclass(frozen=True)
