@@ -468,6 +468,7 @@ class TurnModel:
         for suit in suits:
             caps = [n + n_free + len(f) for n, f in zip(supply[suit], fits[suit], strict=True)]
             here_supply = supply[suit]
+            here_fits = fits[suit]
             covering = covering_runs[suit]
             for a_i, a in enumerate(pos):
                 # Ends at indices first..usual-1, and those of linked runs from ``a``.
@@ -480,21 +481,27 @@ class TurnModel:
                 elif first >= usual:
                     continue
                 # Walk the run's places once: its capacity is the least place capacity so
-                # far, and it needs a natural somewhere.
+                # far, and it needs a natural somewhere. A place no natural and no table wild
+                # can fill (a hole) takes a free wild from each copy of the run: a run with
+                # more holes than free wilds cannot be laid at all.
                 cap = caps[a_i]
                 natural = False
+                holes = 0
                 for j in range(a_i, last + 1):
                     if caps[j] < cap:
                         cap = caps[j]
-                    if cap <= 0:
+                    if here_supply[j] > 0:
+                        natural = True
+                    elif not here_fits[j]:
+                        holes += 1
+                    if cap <= 0 or holes > n_free:
                         break
-                    natural = natural or here_supply[j] > 0
                     if not natural or j < first:
                         continue
                     b = pos[j]
                     if j >= usual and b not in (linked or ()):
                         continue
-                    run = m.new_int_var(0, cap, "run")
+                    run = m.new_int_var(0, min(cap, n_free // holes) if holes else cap, "run")
                     self.runs[(a, b, suit)] = run
                     for q in range(a_i, j + 1):
                         covering[q].append(run)
