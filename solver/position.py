@@ -122,13 +122,12 @@ def check_counts(
     deck = ruleset.deck(players)
     if not deck:
         return
-    for card, count in sorted(counts.items()):
-        if count > deck[card]:
-            errors.add(
-                path,
-                f"{count} copies of {card.code}, but the {ruleset.id} deck for {players} "
-                f"players has {deck[card]}",
-            )
+    for card, count in sorted((c, n) for c, n in counts.items() if n > deck[c]):
+        errors.add(
+            path,
+            f"{count} copies of {card.code}, but the {ruleset.id} deck for {players} "
+            f"players has {deck[card]}",
+        )
 
 
 def parse_position(

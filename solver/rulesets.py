@@ -195,9 +195,7 @@ class Ruleset:
         spec = self.deck_spec(players)
         if spec is None:
             return counts
-        for suit in SUITS:
-            for rank in range(1, 14):
-                counts[Card(rank, suit)] = spec.decks
+        counts.update(dict.fromkeys(_ORDINARY_CARDS, spec.decks))
         if spec.jokers:
             counts[JOKER_CARD] = spec.jokers
         return counts
@@ -242,6 +240,10 @@ class Ruleset:
             if contract.deal == deal:
                 return contract
         return None
+
+
+# The 52 ordinary cards, suit by suit, made once: every parsed position counts its deck.
+_ORDINARY_CARDS = tuple(Card(rank, suit) for suit in SUITS for rank in range(1, 14))
 
 
 def rank_of_position(position: int) -> int:

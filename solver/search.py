@@ -266,11 +266,13 @@ def solve_move(
         # Where the model's count is an upper bound, the table with cards traded to lay more
         # melds again; once that table is listed, the solution's own (another table).
         for shown in [_lay_again(tm, move), move] if not tm.keeps_exact else [move]:
-            key = _table_key(shown)
-            if key not in seen:
+            if max_moves > 1:  # a single move has none to differ from
+                key = _table_key(shown)
+                if key in seen:
+                    continue
                 seen.add(key)
-                moves.append(_checked(position, shown, oracle))
-                break
+            moves.append(_checked(position, shown, oracle))
+            break
         if len(moves) < max_moves:
             _forbid(tm, solver)
         if time.monotonic() >= budget.deadline:
