@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
-from itertools import product
+from itertools import permutations, product
 
 from ortools.sat.python import cp_model
 
@@ -690,34 +690,66 @@ def _lay_again(tm: TurnModel, move: Move) -> Move:
 def _swaps(
     rs: Ruleset, table: tuple[Meld, ...], wanted: list[Counter[Card]]
 ) -> Iterator[tuple[Meld, ...]]:
-    """Tables where one meld is made one of ``wanted`` by trading one of its cards for one
-    of another meld, both still melds: two naturals of one rank (so each meld keeps its
-    kind, as vatikan's groups rule needs, R7), or a natural for a wild standing for that
-    very card, each then standing where the other stood (``_traded``)."""
+    """Tables where one meld is made one of ``wanted`` by trading one or two of its cards
+    for as many of one other meld, both still melds: each pair two naturals of one rank (so
+    each meld keeps its kind, as vatikan's groups rule needs, R7), or a natural for a wild
+    standing for that very card, each then standing where the other stood (``_traded``).
+    Two at once: vatikan `AC 2C 3C 4C 5C | 2C 3D 4H 5S` lays `AC 2C 3D 4H 5C` again by
+    trading the 3♣ and 4♣ for the 3♦ and 4♥ (the differential's seed 252537)."""
     for want in wanted:
         for a, meld_a in enumerate(table):
             has = Counter(tc.card for tc in meld_a)
             give, take = has - want, want - has
-            if give.total() != 1 or take.total() != 1:
+            k = give.total()
+            if not 1 <= k <= MAX_TRADED or take.total() != k:
                 continue
-            (x,), (y,) = give, take
-            at_a = [i for i, tc in enumerate(meld_a) if tc.card == x]
+            gives = list(give.elements())
             for b, meld_b in enumerate(table):
-                if b == a:
+                if b == a or not take <= Counter(tc.card for tc in meld_b):
                     continue
-                at_b = [j for j, tc in enumerate(meld_b) if tc.card == y]
-                for i, j in product(at_a, at_b):
-                    traded = _traded(meld_a[i], meld_b[j])
-                    if traded is None:
-                        continue
-                    # Written out as read (a same-suit run's wild with its suit), as
-                    # the rebuild writes them, so that one table has one key.
-                    read_a = classify(rs, (*meld_a[:i], traded[0], *meld_a[i + 1 :]))
-                    read_b = classify(rs, (*meld_b[:j], traded[1], *meld_b[j + 1 :]))
-                    if read_a.ok and read_b.ok:
-                        after = list(table)
-                        after[a], after[b] = read_a.normalized, read_b.normalized
-                        yield tuple(after)
+                for takes in dict.fromkeys(permutations(take.elements())):
+                    for at_a, at_b in product(_places(meld_a, gives), _places(meld_b, takes)):
+                        after = _trade(rs, table, a, b, at_a, at_b)
+                        if after is not None:
+                            yield after
+
+
+MAX_TRADED = 2  # the most cards one trade of ``_swaps`` moves each way
+
+
+def _places(meld: Meld, cards: Iterable[Card]) -> Iterator[tuple[int, ...]]:
+    """Distinct places of ``meld`` holding ``cards``, one place per card, in order."""
+    options = [[i for i, tc in enumerate(meld) if tc.card == card] for card in cards]
+    for chosen in product(*options):
+        if len(set(chosen)) == len(chosen):
+            yield chosen
+
+
+def _trade(
+    rs: Ruleset,
+    table: tuple[Meld, ...],
+    a: int,
+    b: int,
+    at_a: tuple[int, ...],
+    at_b: tuple[int, ...],
+) -> tuple[Meld, ...] | None:
+    """The table with the cards at ``at_a`` of meld ``a`` and ``at_b`` of meld ``b`` traded
+    pairwise, if each pair can trade and both melds stay melds (None: not)."""
+    new_a, new_b = list(table[a]), list(table[b])
+    for i, j in zip(at_a, at_b, strict=True):
+        traded = _traded(table[a][i], table[b][j])
+        if traded is None:
+            return None
+        new_a[i], new_b[j] = traded
+    # Written out as read (a same-suit run's wild with its suit), as the rebuild writes
+    # them, so that one table has one key.
+    read_a = classify(rs, tuple(new_a))
+    read_b = classify(rs, tuple(new_b))
+    if not (read_a.ok and read_b.ok):
+        return None
+    after = list(table)
+    after[a], after[b] = read_a.normalized, read_b.normalized
+    return tuple(after)
 
 
 def _traded(x: TableCard, y: TableCard) -> tuple[TableCard, TableCard] | None:

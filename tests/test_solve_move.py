@@ -1012,6 +1012,26 @@ def test_the_swap_may_take_a_card_from_a_meld_holding_a_wild() -> None:
     assert optima.fewest_changed == 1
 
 
+def test_a_meld_is_laid_again_by_trading_two_cards_at_once() -> None:
+    """SPEC §4 tie-break, counted by cards: the hand's A♣ releases the joker of
+    `JK=A 2C 3C` (R5), and the model's table may be `AC 2C 3C 4C 5C | 2C 3D 4H 5S | AC AS
+    JK=A`, which changes both melds. Trading the 3♣ and 4♣ for the 3♦ and 4♥ of the second
+    run lays `AC 2C 3D 4H 5C` again: one meld changed, the brute force's fewest. One card
+    at a time cannot get there (the first trade lays no meld before). The differential's
+    vatikan seed 252537, where the solver answered 2 (unproved, D4: two A♣ and a joker
+    standing for one)."""
+    position = parse_position("vatikan", 5, [["AC", "2C", "3D", "4H", "5C"], ["JK=A", "2C", "3C"]],
+                              ["4C", "AS", "5S", "AC"], Turn(has_melded_sequence=True))
+    result = solve_move(position, Objective.MOST_CARDS)
+    best = result.moves[0]
+    assert result.optimal and not result.stats.tie_break_proved
+    assert (best.cards_played, best.melds_changed) == (4, 1)
+    assert ("AC", "2C", "3D", "4H", "5C") in {tuple(tc.code for tc in m) for m in best.move.table}
+    optima = reference_solve(position)
+    assert optima.most_cards is not None and optima.most_cards.value == 4
+    assert optima.fewest_changed == 1
+
+
 def test_a_move_that_changes_no_meld_has_a_proved_tie_break_even_where_d4_applies() -> None:
     """SPEC §4 tie-break. D4 makes the model's count of melds changed only an upper bound
     (two jokers in different melds), so the tie-break is not reported proved there; but a
