@@ -71,6 +71,9 @@ class Card(NamedTuple):
 
 _CODES = {(rank, suit): f"{rank_name(rank)}{suit}" for rank in range(1, 14) for suit in SUITS}
 
+ORDINARY_CARDS = tuple(Card(rank, suit) for suit in SUITS for rank in range(1, 14))
+"""The 52 ordinary cards, suit by suit, made once."""
+
 
 def ordinary(rank: int, suit: str) -> Card:
     """The ordinary card of that rank and suit."""
@@ -90,6 +93,11 @@ class WildValue:
     @property
     def code(self) -> str:
         return rank_name(self.rank) + (self.suit or "")
+
+    def stands_for(self, card: Card) -> bool:
+        """Is ``card`` a natural of exactly the card this value stands for (its rank, and
+        its suit where the value carries one)?"""
+        return card.is_ordinary and card.rank == self.rank and self.suit in (None, card.suit)
 
     def matches(self, other: WildValue) -> bool:
         """Same rank, and same suit where both carry one."""

@@ -156,12 +156,6 @@ def _nat_code(card: Card) -> Code:
     return (card.rank, card.suit)
 
 
-def _is_value(card: Card, value: WildValue) -> bool:
-    """Is ``card`` a natural of exactly the card ``value`` stands for (rank, and suit where
-    it carries one)?"""
-    return card.is_ordinary and card.rank == value.rank and value.suit in (None, card.suit)
-
-
 class TurnModel:
     """Builds the CP-SAT model of the legal tables after one play from ``position``."""
 
@@ -249,7 +243,7 @@ class TurnModel:
         self.keeps_exact = all(len(melds) < 2 for melds in wild_melds.values())
         to_hand = set(self.releasable) if self.rs.released_wild_to_hand else set()
         for i, w in enumerate(self.wilds):
-            if i not in to_hand and not _is_value(w.card, w.value):
+            if i not in to_hand and not w.value.stands_for(w.card):
                 continue
             code = _nat_code(w.card)
             if any(nat[code] for m, nat in enumerate(self.meld_naturals) if m != w.meld):
@@ -362,7 +356,7 @@ class TurnModel:
         return self.natural_melds[m]
 
     def _release_codes(self, wild: TableWild) -> list[Code]:
-        return [_nat_code(c) for c in self.hand_count if _is_value(c, wild.value)]
+        return [_nat_code(c) for c in self.hand_count if wild.value.stands_for(c)]
 
     # --- variables and constraints ---------------------------------------------------
 

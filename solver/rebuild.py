@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from ortools.sat.python import cp_model
 
-from solver.cards import SUITS, Card, TableCard, WildValue
+from solver.cards import ORDINARY_CARDS, SUITS, Card, TableCard, WildValue
 from solver.melds import MeldKind
 from solver.model import Slot, TurnModel
 from solver.position import Meld, Move
@@ -20,7 +20,7 @@ def _val(solver: cp_model.CpSolver, var: cp_model.LinearExprT) -> int:
 
 # Every natural card as written on the table, made once: a rebuilt table holds dozens, and
 # making a frozen dataclass costs about a microsecond.
-_NATURALS = {(rank, suit): TableCard(Card(rank, suit)) for rank in range(1, 14) for suit in SUITS}
+_NATURALS = {(card.rank, card.suit): TableCard(card) for card in ORDINARY_CARDS}
 
 
 def _natural(rank: int, suit: str) -> TableCard:
@@ -138,7 +138,7 @@ def _free(free: list[Card], value: WildValue) -> TableCard:
     """The next free wild, on a run place of this value. A mexe-mexe 2 on the place of its
     own rank and suit is the natural card it is there (R4), written ``2C``, not ``2C=2C``."""
     card = free.pop(0)
-    if card.is_ordinary and card.rank == value.rank and value.suit in (None, card.suit):
+    if value.stands_for(card):
         return TableCard(card)
     return TableCard(card, value)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
 
-from solver.cards import JOKER_CARD, SUITS, Card
+from solver.cards import JOKER_CARD, ORDINARY_CARDS, Card
 
 
 class Family(Enum):
@@ -195,7 +195,7 @@ class Ruleset:
         spec = self.deck_spec(players)
         if spec is None:
             return counts
-        counts.update(dict.fromkeys(_ORDINARY_CARDS, spec.decks))
+        counts.update(dict.fromkeys(ORDINARY_CARDS, spec.decks))
         if spec.jokers:
             counts[JOKER_CARD] = spec.jokers
         return counts
@@ -240,10 +240,6 @@ class Ruleset:
             if contract.deal == deal:
                 return contract
         return None
-
-
-# The 52 ordinary cards, suit by suit, made once: every parsed position counts its deck.
-_ORDINARY_CARDS = tuple(Card(rank, suit) for suit in SUITS for rank in range(1, 14))
 
 
 def rank_of_position(position: int) -> int:

@@ -703,12 +703,13 @@ def _swaps(
             k = give.total()
             if not 1 <= k <= MAX_TRADED or take.total() != k:
                 continue
-            gives = list(give.elements())
+            from_a = list(_places(meld_a, give.elements()))
             for b, meld_b in enumerate(table):
                 if b == a or not take <= Counter(tc.card for tc in meld_b):
                     continue
+                # Which taken card goes where each given one was (two equal ones: one way).
                 for takes in dict.fromkeys(permutations(take.elements())):
-                    for at_a, at_b in product(_places(meld_a, gives), _places(meld_b, takes)):
+                    for at_a, at_b in product(from_a, _places(meld_b, takes)):
                         after = _trade(rs, table, a, b, at_a, at_b)
                         if after is not None:
                             yield after

@@ -211,12 +211,7 @@ class WildAccounting:
             if meld.reading is None or (wild.meld, j) not in self.possible:
                 continue
             for card, slots in self.natural_slots[j].items():
-                if (
-                    card.is_ordinary
-                    and card.rank == wild.value.rank
-                    and (wild.value.suit is None or card.suit == wild.value.suit)
-                    and self.hand_budget[card] > 0
-                ):
+                if wild.value.stands_for(card) and self.hand_budget[card] > 0:
                     out.extend(slots)
         return out
 

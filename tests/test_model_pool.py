@@ -1,8 +1,9 @@
 """The pool's run shapes (``TurnModel._build_pool``): only shapes a play could lay.
 
-A run place that no natural card and no table wild can fill (a hole) needs a free wild in
-every copy of the run, so a shape with more holes than free wilds is left out, and one with
-holes has at most ``free wilds // holes`` copies. The brute-force differential
+R4 (SPEC §3): a wild may stand for any card of a meld, so a run may hold a place no natural
+in play fills. A run place that no natural card and no table wild can fill (a hole) needs a
+free wild in every copy of the run, so a shape with more holes than free wilds is left out,
+and one with holes has at most ``free wilds // holes`` copies. The brute-force differential
 (``tests/reference``) checks that no play is lost; these tests check the shapes themselves.
 """
 
