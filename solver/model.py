@@ -15,7 +15,9 @@ tables yet exact under every ruling:
   that rank, else per rank and size. Natural groups with per-suit counts ≤ the number of
   groups always split into groups of distinct suits (Gale–Ryser), so counts suffice.
   Wilds fill places of the pool too; that each meld still holds a natural (R4) is a count
-  for groups and, for runs, a condition on windows of places (``_build_run_naturals``);
+  for groups and, for runs, a condition on windows of places (``_build_run_naturals``).
+  A lone free wild in same-suit runs and distinct-suit groups is instead counted as a
+  stand-in for the card code whose place it takes (``_build_stand_ins``);
 * **explicit slots** — a few fully modelled melds (positions, suits, cards) for every meld
   that must *continue* a meld before (R5 releases, R7 lineage): those need their identity.
   Each is a run or a group only, as the wilds it may hold allow (``_slot_kinds``).
@@ -61,6 +63,7 @@ class TableWild:
 
 
 NO_ADD = -1  # ModelOptions.add_size when the largest add is unknown: only meld plays (R8)
+STAND_IN_WILDS = 1  # the most free wilds counted as stand-ins for card codes (``stand_in``)
 
 
 @dataclass(frozen=True)
@@ -217,6 +220,15 @@ class TurnModel:
         # must be shown to hold a natural each (R4, ``_build_run_naturals``).
         self.wild_supply = sum(self.table_count[c] + self.hand_count[c] for c in self.wild_capable)
         self.wild_runs_possible = self.wild_supply >= self.rs.min_sequence
+        # A lone free wild in same-suit runs and distinct-suit groups stands for one card
+        # code, so the pool is counted as if without wilds (``_build_stand_ins``).
+        self.stand_in = (
+            self.same_suit
+            and rs.group_suits_distinct
+            and not self.wilds
+            and 0 < self.wild_supply <= STAND_IN_WILDS
+            and self.wild_supply < min(rs.min_sequence, rs.group_min)
+        )
         self.n_slots = len(self.releasable) + lineage
         self._slot_kinds(range(len(self.wilds)) if lineage else self.releasable)
         self._find_matchable()
@@ -510,10 +522,11 @@ class TurnModel:
                 if not here:
                     continue
                 fitting = fits[suit][j]
-                if suit is not None and not n_free and not fitting:
-                    # Only naturals of this one card can fill the place: their count is the
-                    # number of runs through it, with no variable of its own (the search
-                    # runs without presolve, which would otherwise remove it).
+                if suit is not None and (self.stand_in or (not n_free and not fitting)):
+                    # Only naturals of this one card (or a wild standing in for it) can fill
+                    # the place: their count is the number of runs through it, with no
+                    # variable of its own (the search runs without presolve, which would
+                    # otherwise remove it).
                     self.run_fill[(p, suit)] = _sum(here)
                     continue
                 parts: list[cp_model.IntVar] = []
@@ -547,8 +560,8 @@ class TurnModel:
             wild_room = n_free + len(fixed_here)
             if not avail or len(avail) + wild_room < rs.group_min:
                 continue
-            if rs.group_suits_distinct and not wild_room:
-                self._build_group_sets(r, avail)
+            if rs.group_suits_distinct and (not wild_room or self.stand_in):
+                self._build_group_sets(r, avail, n_free if self.stand_in else 0)
                 continue
             sizes = range(rs.group_min, rs.group_max + 1)
             cap = sum(self.nat_supply[(r, s)] for s in avail)
@@ -578,6 +591,29 @@ class TurnModel:
                 self.group_free[r] = f
                 fills.append(f)
             m.add(_sum(fills) == size_sum)
+        self.stand_ins: dict[Code, cp_model.IntVar] = {}
+        if self.stand_in:
+            self._build_stand_ins()
+
+    def _build_stand_ins(self) -> None:
+        """A free wild that stands in for a card code: how many of each code.
+
+        Where the only wilds are one free wild (a joker on the rack) in same-suit runs and
+        distinct-suit groups, every place a wild can fill is one card's: a run place its
+        rank and the run's suit, a group place its rank and a suit the group lacks. So the
+        pool counts runs and groups per card code as without wilds, each code's places
+        being its naturals and the wilds standing in for it (``_build_conservation``). The
+        pool then needs no wild variables per place, and its groups are counted per set of
+        suits: rummikub's joker positions get a third fewer variables. Every meld holds a
+        natural (R4) because the wilds are fewer than a meld's least cards; ``rebuild``
+        lays each stand-in where a place of its code is free."""
+        codes = {(rank_of_position(p), s) for p, s in self.run_fill}
+        codes.update(self.group_suits)
+        # A wild card on a place of its own code is that natural card (a mexe-mexe 2):
+        # not a stand-in, or the same table would be two solutions.
+        codes -= {_nat_code(c) for c in self.wild_capable if c.is_ordinary}
+        for code in sorted(codes):
+            self.stand_ins[code] = self.model.new_int_var(0, self.wild_supply, "stand_in")
 
     def _build_run_naturals(self, suits: tuple[str | None, ...]) -> None:
         """R4 for the pool's runs where wilds could fill a whole run: a natural for each.
@@ -624,15 +660,20 @@ class TurnModel:
                     ]
                     m.add(_sum([*inside, *terms]) <= _sum(held))
 
-    def _build_group_sets(self, r: int, avail: list[str]) -> None:
-        """Groups of one rank where no wild can join: a count per set of suits (the shape a
-        kept group links to), each suit's naturals the sum of the sets holding it."""
+    def _build_group_sets(self, r: int, avail: list[str], stand_ins: int = 0) -> None:
+        """Groups of one rank where no wild can join, or only wilds standing in for card
+        codes: a count per set of suits (the shape a kept group links to), each suit's
+        cards the sum of the sets holding it. A set may hold up to ``stand_ins`` suits of
+        which no natural is in play."""
         m = self.model
         rs = self.rs
         holding: dict[str, list[cp_model.IntVar]] = {}
-        for size in range(rs.group_min, min(rs.group_max, len(avail)) + 1):
-            for suits in combinations(avail, size):
-                cap = min(self.nat_supply[(r, x)] for x in suits)
+        choice = SUITS if stand_ins else avail
+        for size in range(rs.group_min, min(rs.group_max, len(avail) + stand_ins) + 1):
+            for suits in combinations(choice, size):
+                if stand_ins and sum(x not in avail for x in suits) > stand_ins:
+                    continue
+                cap = min(self.nat_supply[(r, x)] + stand_ins for x in suits)
                 v = m.new_int_var(0, cap, "gset")
                 self.group_sets[(r, suits)] = v
                 for x in suits:
@@ -945,6 +986,7 @@ class TurnModel:
             v for s in self.slots for v in s.freeg.values()
         ]
         free_slots += [*self.run_free.values(), *self.group_free.values()]
+        free_slots += self.stand_ins.values()
         m.add(_sum(self.free_wild.values()) == _sum(free_slots))
         fills_by_code: dict[Code, list[cp_model.LinearExprT]] = {}
         for (p, suit), v in self.run_fill.items():
@@ -962,8 +1004,11 @@ class TurnModel:
             if i in self.th:
                 fates.append(self.th[i])
         cards = sorted(set(self.table_count) | set(self.hand_count))
+        # A code's places hold its naturals and the wilds standing in for it.
+        stand_ins = dict(self.stand_ins)
         for card in cards:
             placed: list[cp_model.LinearExprT] = []
+            stand_in: cp_model.IntVar | None = None
             if card.is_ordinary:
                 code = (card.rank, card.suit)
                 placed += fills_by_code.get(code, ())
@@ -971,12 +1016,19 @@ class TurnModel:
                     placed.append(self.group_suits[code])
                 if self.slots:
                     placed += [s.nat[code] for s in self.slots if code in s.nat]
+                stand_in = stand_ins.pop(code, None)
             if card in self.free_wild:
                 placed.append(self.free_wild[card])
             placed += wild_fates.get(card, ())
             placed += kept_by_card.get(card, ())
             hand = self.hu.get(card, 0)
-            m.add(_sum(placed) == self.table_count[card] + hand)
+            supply = self.table_count[card] + hand
+            m.add(_sum(placed) == (supply if stand_in is None else supply + stand_in))
+        for code, var in stand_ins.items():  # codes with no natural in play
+            placed = list(fills_by_code.get(code, ()))
+            if code in self.group_suits:
+                placed.append(self.group_suits[code])
+            m.add(_sum(placed) == var)
 
     def _build_turn_rules(self) -> None:
         m = self.model
@@ -1064,6 +1116,7 @@ class TurnModel:
         out += [*self.fxp.values(), *self.fxg.values()]
         out += [*self.run_free.values(), *self.run_fixed.values()]
         out += [*self.group_free.values(), *self.group_fixed.values()]
+        out += self.stand_ins.values()
         return out
 
     def _laid_value(self) -> cp_model.LinearExprT:
@@ -1072,7 +1125,9 @@ class TurnModel:
         wild_runs = sum(rank_of_position(p) * (v) for s in self.slots for p, v in s.freep.items())
         wild_groups = sum(r * v for s in self.slots for r, v in s.freeg.items())
         pool = cp_model.LinearExpr.weighted_sum(
-            [*self.run_free.values(), *self.group_free.values()],
-            [rank_of_position(p) for p, _ in self.run_free] + list(self.group_free),
+            [*self.run_free.values(), *self.group_free.values(), *self.stand_ins.values()],
+            [rank_of_position(p) for p, _ in self.run_free]
+            + list(self.group_free)
+            + [rank for rank, _ in self.stand_ins],
         )
         return natural + wild_runs + wild_groups + pool

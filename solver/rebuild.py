@@ -9,7 +9,7 @@ from ortools.sat.python import cp_model
 
 from solver.cards import ORDINARY_CARDS, SUITS, Card, TableCard, WildValue
 from solver.melds import MeldKind
-from solver.model import Slot, TurnModel
+from solver.model import Code, Slot, TurnModel
 from solver.position import Meld, Move
 from solver.rulesets import rank_of_position
 
@@ -41,8 +41,13 @@ def rebuild_move(tm: TurnModel, solver: cp_model.CpSolver) -> Move:
     for k, slot in enumerate(tm.slots):
         if _val(solver, slot.act):
             melds.append(_slot_meld(tm, solver, k, slot, free))
-    melds += _pool_runs(tm, solver, free)
-    melds += _pool_groups(tm, solver, free)
+    # Wilds standing in for card codes (``TurnModel._build_stand_ins``): laid on the first
+    # free places of their code, runs first.
+    stand_ins = Counter({code: n for code, var in tm.stand_ins.items() if (n := _val(solver, var))})
+    melds += _pool_runs(tm, solver, free, stand_ins)
+    melds += _pool_groups(tm, solver, free, stand_ins)
+    if +stand_ins:
+        raise AssertionError(f"wilds standing in for {sorted(+stand_ins)} left unplaced")
     to_hand = tuple(tm.wilds[i].card for i, v in tm.th.items() if _val(solver, v))
     if free:
         raise AssertionError(f"free wilds left unplaced: {free}")
@@ -83,8 +88,11 @@ def _slot_meld(
     return tuple(cards)
 
 
-def _pool_runs(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> list[Meld]:
-    """Runs from template counts; each place filled by a natural or a wild of that value."""
+def _pool_runs(
+    tm: TurnModel, solver: cp_model.CpSolver, free: list[Card], stand_ins: Counter[Code]
+) -> list[Meld]:
+    """Runs from template counts; each place filled by a natural or a wild of that value
+    (a wild standing in for its card, while ``stand_ins`` has one left)."""
     # Kept melds linked to the pool are on the table already, as they were.
     kept = Counter(run for k, run in tm.linked_runs.items() if _val(solver, tm.held[k]))
     kept_naturals: Counter[tuple[int, str | None]] = Counter()
@@ -108,12 +116,16 @@ def _pool_runs(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> li
             if not here:
                 continue
             fillers: list[TableCard] = []
+            value = WildValue(rank, suit)
             for s in SUITS if suit is None else (suit,):
                 fill = tm.run_fill.get((p, s))
                 if fill is not None:
                     n = _val(solver, fill) - kept_naturals[(p, s)]
-                    fillers += [_natural(rank, s)] * n
-            value = WildValue(rank, suit)
+                    wilds = min(stand_ins[(rank, s)], n) if stand_ins else 0
+                    if wilds:
+                        stand_ins[(rank, s)] -= wilds
+                        fillers += [_free(free, value) for _ in range(wilds)]
+                    fillers += [_natural(rank, s)] * (n - wilds)
             for (i, p2, s2), var in tm.run_fixed.items():
                 if p2 == p and s2 == suit and _val(solver, var):
                     fillers.append(TableCard(tm.wilds[i].card, value))
@@ -160,14 +172,20 @@ def _join_runs(
     return [meld for _, meld in joined]
 
 
-def _pool_groups(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> list[Meld]:
-    """Groups by sets of suits, then from counts: suits dealt so that no group repeats a
+def _pool_groups(
+    tm: TurnModel, solver: cp_model.CpSolver, free: list[Card], stand_ins: Counter[Code]
+) -> list[Meld]:
+    """Groups by sets of suits (a wild standing in for a suit the group lacks where
+    ``stand_ins`` has one left), then from counts: suits dealt so that no group repeats a
     suit (R3) and each holds a natural (R4), then the free wilds."""
     kept = Counter(group for k, group in tm.linked_groups.items() if _val(solver, tm.held[k]))
     melds: list[Meld] = []
     for (rank, suits), var in tm.group_sets.items():
         n = _val(solver, var) - kept[(rank, suits)]
-        if n > 0:
+        if n > 0 and any(stand_ins[(rank, s)] for s in suits):
+            for _ in range(n):
+                melds.append(tuple(_group_card(rank, s, free, stand_ins) for s in suits))
+        elif n > 0:
             melds += [tuple(_natural(rank, s) for s in suits)] * n
     for rank in range(1, 14):
         sizes: list[int] = []
@@ -203,6 +221,14 @@ def _pool_groups(tm: TurnModel, solver: cp_model.CpSolver, free: list[Card]) -> 
             raise AssertionError(f"no groups of rank {rank} hold these cards: {suited} {loose}")
         melds += [tuple(g) for g in groups]
     return melds
+
+
+def _group_card(rank: int, suit: str, free: list[Card], stand_ins: Counter[Code]) -> TableCard:
+    """A group's card of this suit: a wild standing in for it while one is left."""
+    if stand_ins[(rank, suit)]:
+        stand_ins[(rank, suit)] -= 1
+        return TableCard(free.pop(0), WildValue(rank, None))  # as the pool's other group wilds
+    return _natural(rank, suit)
 
 
 # How many ways of dealing one rank's groups are compared at most (each takes a few µs).
