@@ -604,7 +604,8 @@ class TurnModel:
         pool counts runs and groups per card code as without wilds, each code's places
         being its naturals and the wilds standing in for it (``_build_conservation``). The
         pool then needs no wild variables per place, and its groups are counted per set of
-        suits: rummikub's joker positions get a third fewer variables. Every meld holds a
+        suits: on rummikub's one-joker positions a fifth fewer variables and two thirds
+        fewer constraints (medians, mid and large bench tables). Every meld holds a
         natural (R4) because the wilds are fewer than a meld's least cards; ``rebuild``
         lays each stand-in where a place of its code is free."""
         codes = {(rank_of_position(p), s) for p, s in self.run_fill}

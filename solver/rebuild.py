@@ -122,10 +122,10 @@ def _pool_runs(
                 if fill is not None:
                     n = _val(solver, fill) - kept_naturals[(p, s)]
                     wilds = min(stand_ins[(rank, s)], n) if stand_ins else 0
+                    fillers += [_natural(rank, s)] * (n - wilds)
                     if wilds:
                         stand_ins[(rank, s)] -= wilds
                         fillers += [_free(free, value) for _ in range(wilds)]
-                    fillers += [_natural(rank, s)] * (n - wilds)
             for (i, p2, s2), var in tm.run_fixed.items():
                 if p2 == p and s2 == suit and _val(solver, var):
                     fillers.append(TableCard(tm.wilds[i].card, value))
