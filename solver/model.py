@@ -1004,6 +1004,12 @@ class TurnModel:
             fates += self.wild_placements[i]
             if i in self.th:
                 fates.append(self.th[i])
+        def pool_places(code: Code) -> list[cp_model.LinearExprT]:
+            places = list(fills_by_code.get(code, ()))
+            if code in self.group_suits:
+                places.append(self.group_suits[code])
+            return places
+
         cards = sorted(set(self.table_count) | set(self.hand_count))
         # A code's places hold its naturals and the wilds standing in for it.
         stand_ins = dict(self.stand_ins)
@@ -1012,9 +1018,7 @@ class TurnModel:
             stand_in: cp_model.IntVar | None = None
             if card.is_ordinary:
                 code = (card.rank, card.suit)
-                placed += fills_by_code.get(code, ())
-                if code in self.group_suits:
-                    placed.append(self.group_suits[code])
+                placed += pool_places(code)
                 if self.slots:
                     placed += [s.nat[code] for s in self.slots if code in s.nat]
                 stand_in = stand_ins.pop(code, None)
@@ -1026,10 +1030,7 @@ class TurnModel:
             supply = self.table_count[card] + hand
             m.add(_sum(placed) == (supply if stand_in is None else supply + stand_in))
         for code, var in stand_ins.items():  # codes with no natural in play
-            placed = list(fills_by_code.get(code, ()))
-            if code in self.group_suits:
-                placed.append(self.group_suits[code])
-            m.add(_sum(placed) == var)
+            m.add(_sum(pool_places(code)) == var)
 
     def _build_turn_rules(self) -> None:
         m = self.model

@@ -181,12 +181,8 @@ def _pool_groups(
     kept = Counter(group for k, group in tm.linked_groups.items() if _val(solver, tm.held[k]))
     melds: list[Meld] = []
     for (rank, suits), var in tm.group_sets.items():
-        n = _val(solver, var) - kept[(rank, suits)]
-        if n > 0 and any(stand_ins[(rank, s)] for s in suits):
-            for _ in range(n):
-                melds.append(tuple(_group_card(rank, s, free, stand_ins) for s in suits))
-        elif n > 0:
-            melds += [tuple(_natural(rank, s) for s in suits)] * n
+        for _ in range(_val(solver, var) - kept[(rank, suits)]):
+            melds.append(tuple(_group_card(rank, s, free, stand_ins) for s in suits))
     for rank in range(1, 14):
         sizes: list[int] = []
         for (r, k), var in tm.groups.items():

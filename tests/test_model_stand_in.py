@@ -5,9 +5,9 @@ wild stands for its place's rank and the run's suit (R4). So where the only wild
 one free wild (a joker on the rack), every place it can fill is one card code's, and the
 pool counts runs and groups per code as without wilds. These tests check the model's
 shape and the plays that need the joker in a run, in a group and in rummikub's opening
-(R8: "a joker counts as the value it stands for"); the brute-force differential
-(``tests/reference``, about one rummikub or mexe-mexe position in nine) checks that no play
-is lost.
+(R8: "a joker counts as the value it stands for"); the brute-force comparison
+(``tests/test_solver_vs_bruteforce.py``, ``test_stand_in_wilds_match_bruteforce``: about one
+rummikub or mexe-mexe position in nine) checks that no play is lost.
 """
 
 from __future__ import annotations

@@ -44,9 +44,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from solver.cards import Card
+from solver.model import TurnModel
 from solver.position import Position
 from solver.rulesets import RULESETS
-from solver.search import Objective, solve_move
+from solver.search import Objective, _options, solve_move
 from tests.reference.bruteforce import solve
 from tests.reference.differential import Outcome, compare, compare_release_twin
 from tests.reference.positions import (
@@ -148,6 +149,26 @@ def test_positions_cover_the_interesting_cases(
         if flags[flag] < share * len(results)
     }
     assert not short, f"{ruleset_id}: too few positions with (seen, needed): {short}"
+
+
+# Share of rummikub and mexe-mexe positions whose one free wild the model counts as a stand-in
+# for a card code (``TurnModel._build_stand_ins``; measured: about 0.11).
+STAND_IN_SHARE = 0.05
+
+
+@pytest.mark.parametrize("ruleset_id", ["rummikub", "mexe-mexe"])
+def test_stand_in_wilds_match_bruteforce(ruleset_id: str, executor: ProcessPoolExecutor) -> None:
+    """R3: "A wild in a group stands for one of the missing suits"; in a same-suit run a
+    wild's place is one card. The positions the model counts that way are among the ones
+    compared above, and they agree with the brute force."""
+    results = outcomes(ruleset_id, executor)
+    stand_in = [o for o in results if _turn_model(o.spec.build()).stand_in]
+    assert len(stand_in) >= STAND_IN_SHARE * len(results)
+    assert all(o.agrees for o in stand_in), "\n".join(o.report() for o in stand_in if not o.agrees)
+
+
+def _turn_model(position: Position) -> TurnModel:
+    return TurnModel(position, _options(position, position.ruleset.max_new_melds, None))
 
 
 # Mexe-mexe deals with up to MANY_WILDS wild-capable 2s: enough wilds for a run of their own,
