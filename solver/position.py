@@ -151,17 +151,22 @@ def parse_position(
     if ruleset.family is Family.FISHING:
         errors.add("ruleset", f"{ruleset.id} is a fishing game: use FishingService")
         errors.raise_if_any()
-    check_playable(ruleset, ((f"hand[{i}]", c) for i, c in enumerate(hand_cards)), errors)
+    # Only a special card can be foreign to the deck: paths are written for those alone (a
+    # path per card was a fifth of parsing a position).
+    check_playable(
+        ruleset, ((f"hand[{i}]", c) for i, c in enumerate(hand_cards) if c.special), errors
+    )
     readings: list[MeldClassification] = []
+    counts = Counter(hand_cards)
     for m, meld in enumerate(melds):
-        check_playable(
-            ruleset, ((f"table[{m}].cards[{c}]", tc.card) for c, tc in enumerate(meld)), errors
-        )
+        cards = [tc.card for tc in meld]
+        counts.update(cards)
+        specials = ((f"table[{m}].cards[{c}]", x) for c, x in enumerate(cards) if x.special)
+        check_playable(ruleset, specials, errors)
         verdict = classify(ruleset, meld)
         if not verdict.ok:
             errors.add(f"table[{m}]", f"invalid meld on the table: {verdict.reason}")
         readings.append(verdict)
-    counts = Counter(hand_cards) + Counter(tc.card for meld in melds for tc in meld)
     check_counts(ruleset, players, counts, "hand", errors)
     errors.raise_if_any()
     return Position(ruleset, players, tuple(melds), tuple(hand_cards), turn, tuple(readings))
