@@ -54,7 +54,7 @@ def test_bench_times_solve_move_through_a_server_it_starts(
     out = _bench(capsys, "--n", "1", "--rulesets", "rummikub", "--sizes", "small,mid", "--grpc")
     assert "SolveMove through gRPC" in out, out
     rows = [line.split() for line in out.splitlines() if line.startswith("rummikub   ")]
-    grpc_rows = [row for row in rows if len(row) == 10]  # the gRPC table's rows
+    grpc_rows = [row for row in rows if len(row) == 12]  # the gRPC table's rows
     assert [row[1] for row in grpc_rows] == ["small", "mid"], out
     assert all(row[-1] == "0" for row in grpc_rows), out  # same cards as in-process
 
