@@ -66,8 +66,8 @@ def _log(method: str, context: grpc.ServicerContext, start: float, failed: bool)
     """The call's line, written once the call has ended.
 
     ``ms`` is the handler's time, taken now. Writing the line waits for the status to be
-    sent (``add_callback``): a log record on a cache that a solve has just filled costs
-    0.15-0.4 ms, which the answer then no longer waits for (bench/README.md)."""
+    sent (``add_callback``): a log record on caches that a solve has just filled costs
+    0.1-0.2 ms, which the answer then no longer waits for (bench/README.md)."""
     elapsed_ms = (time.perf_counter() - start) * 1000.0
     line = {
         "event": "rpc",
