@@ -244,10 +244,13 @@ class TurnModel:
         * A table wild and a natural of its very card (mexe-mexe's 2s, each of which may be
           wild). The natural can take the wild's place while the wild itself goes back to
           the hand, released (seed 228166: `2C=J JH JS` beside `2D 2C 2H`, the hand's J♣
-          releasing the 2♣), or, standing for its own card, takes the natural's place
-          (``2C=2C``, seed 216074). A wild that stays on the table with another value needs
-          no trade: the model already lays the natural as a wild of that value and keeps the
-          wild's meld.
+          releasing the 2♣), or the wild, standing for its own card's rank, takes the
+          natural's place: ``2C=2C`` (seed 216074), or ``2S=2D`` from a run in a group of
+          2s whose natural 2♠ went to stand for a card elsewhere (seed 290052 with up to four
+          wilds: `2S=2D 3D 4D 5D 6D | 2S 2D=2 2C`, hand `5S 5H 7D`; the group is shown again
+          as `2C 2S=2D 2D=2`, since a 2 standing for a 2 is compared as a natural). A wild
+          that stays on the table with a value of another rank needs no trade: the model
+          already lays the natural as a wild of that value and keeps the wild's meld.
         """
         wild_melds: dict[Card, set[int]] = {}
         for w in self.wilds:
@@ -255,7 +258,8 @@ class TurnModel:
         self.keeps_exact = all(len(melds) < 2 for melds in wild_melds.values())
         to_hand = set(self.releasable) if self.rs.released_wild_to_hand else set()
         for i, w in enumerate(self.wilds):
-            if i not in to_hand and not w.value.stands_for(w.card):
+            # Of its own rank, the wild is its card as the table is compared (``changed_melds``).
+            if i not in to_hand and w.value.rank != w.card.rank:
                 continue
             code = _nat_code(w.card)
             if any(nat[code] for m, nat in enumerate(self.meld_naturals) if m != w.meld):

@@ -738,7 +738,7 @@ def _trade(
     pairwise, if each pair can trade and both melds stay melds (None: not)."""
     new_a, new_b = list(table[a]), list(table[b])
     for i, j in zip(at_a, at_b, strict=True):
-        traded = _traded(table[a][i], table[b][j])
+        traded = _traded(rs, table[a][i], table[b][j])
         if traded is None:
             return None
         new_a[i], new_b[j] = traded
@@ -753,10 +753,14 @@ def _trade(
     return tuple(after)
 
 
-def _traded(x: TableCard, y: TableCard) -> tuple[TableCard, TableCard] | None:
+def _traded(rs: Ruleset, x: TableCard, y: TableCard) -> tuple[TableCard, TableCard] | None:
     """``y`` where ``x`` stood and ``x`` where ``y`` stood, if they can trade places: two
-    naturals of one rank, or a natural and a wild standing for that card (its rank, and
-    its suit where it has one), the wild then standing for it where it was (None: not)."""
+    naturals of one rank; a natural and a wild standing for that card (its rank, and its
+    suit where it has one), the wild then standing for it where it was; or a natural that
+    may itself be wild (a mexe-mexe 2) and a wild of the natural's rank, which trade roles:
+    the natural stands for the wild's value where the wild was, the wild's card is a natural
+    where the natural was (``2S | 2C=5D`` to ``2C | 2S=5D``, seed 290052 with up to four
+    wilds). None: they cannot. ``_lay_again`` keeps a trade only if the table is legal."""
     if x.value is None and y.value is None:
         return (y, x) if x.card.rank == y.card.rank else None
     if x.value is not None and y.value is not None:
@@ -764,12 +768,17 @@ def _traded(x: TableCard, y: TableCard) -> tuple[TableCard, TableCard] | None:
     natural, wild = (x, y) if x.value is None else (y, x)
     value, card = wild.value, natural.card
     assert value is not None
-    if value.rank != card.rank or value.suit not in (None, card.suit):
-        return None
-    # Its written suit kept: a suited wild (from a same-suit run) stands for that very
-    # card (R5), an unsuited one takes its new meld's suit where it has one (``_swaps``).
-    stands = TableCard(wild.card, WildValue(card.rank, value.suit))
-    return (stands, natural) if wild is y else (natural, stands)
+    if value.rank == card.rank and value.suit in (None, card.suit):
+        # Its written suit kept: a suited wild (from a same-suit run) stands for that very
+        # card (R5), an unsuited one takes its new meld's suit where it has one (``_swaps``).
+        stands = TableCard(wild.card, WildValue(card.rank, value.suit))
+        return (stands, natural) if wild is y else (natural, stands)
+    if rs.is_wild_card(card) and wild.card.rank == card.rank and wild.card != card:
+        # Where the wild stood: the natural's card with its value; where the natural stood:
+        # the wild's card, natural.
+        at_wild, at_natural = TableCard(card, value), TableCard(wild.card)
+        return (at_wild, at_natural) if wild is x else (at_natural, at_wild)
+    return None
 
 
 def _known_largest_add(add_size: int) -> PlacedOracle:

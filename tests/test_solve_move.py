@@ -337,6 +337,11 @@ def test_the_last_tie_break_try_never_keeps_a_table_changing_more(
         # 2♥ join the hand's J♣ J♠ (`JC JS 2D=J 2H=J`): one meld changed.
         ("mexe-mexe", 4, [["2C=J", "JH", "JS"], ["2D", "2C", "2H"]], ["JC", "JS"],
          Turn(cards_drawn=1), False),
+        # Seed 290052 of the four-wild differential (session 30): `2S=2D` stands for a 2, its
+        # own card's rank, so it can take the place of the group's natural 2♠, which stands
+        # for the run's 5♦ instead; `2C 2S=2D 2D=2` then reads as the group before.
+        ("mexe-mexe", 3, [["2S=2D", "3D", "4D", "5D", "6D"], ["2S", "2D=2", "2C"]],
+         ["5S", "5H", "7D", "5H"], Turn(cards_drawn=1), False),
         # DISAGREEMENTS.md D4: the two jokers trade places.
         ("carrossel", 4, [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
          ["3H", "AD"], Turn(cards_drawn=1), False),
@@ -619,6 +624,26 @@ def test_a_natural_and_a_wild_of_its_value_trade_places_to_lay_a_meld_again() ->
     two = solve_move(position, Objective.MOST_CARDS, 2).moves
     assert [m.cards_played for m in two] == [2, 2]
     assert as_seen(two[0].move) != as_seen(two[1].move)
+
+
+def test_a_2_and_a_wild_2_trade_roles_to_lay_a_group_again() -> None:
+    """SPEC §4 tie-break with R5, mexe-mexe's 2s natural or wild (the four-wild
+    differential's seed 290052): the hand's 5♥ 5♠ take the run's 5♦, whose place a 2 fills
+    as a wild. The solution laid the group's 2♣ there and the run's `2S=2D` in the group:
+    `3D 4D 2C=5D 6D 7D | 2S 2S=2D 2D=2 | 5D 5H 5S`, both melds changed. The 2♠ and the
+    2♣=5♦ trade roles (``search._traded``): the 2♠ stands for the 5♦ and the 2♣ is a natural
+    in the group, `2C 2S=2D 2D=2`, which reads as the group before (each 2 stands for a 2):
+    one meld changed, the brute force's fewest. The model counts both tables the same, so
+    its fewest is not claimed proved (``TurnModel.keeps_exact``)."""
+    position = parse_position(
+        "mexe-mexe", 3, [["2S=2D", "3D", "4D", "5D", "6D"], ["2S", "2D=2", "2C"]],
+        ["5S", "5H", "7D", "5H"], Turn(cards_drawn=1))
+    result = solve_move(position, Objective.MOST_CARDS)
+    best = result.moves[0]
+    assert (best.cards_played, best.melds_changed) == (3, 1)
+    assert ["2C", "2D=2", "2S=2D"] in [sorted(tc.code for tc in m) for m in best.move.table]
+    assert not result.stats.tie_break_proved
+    assert reference_solve(position).fewest_changed == 1
 
 
 def test_a_found_solution_is_excluded_exactly_and_cheaply() -> None:
