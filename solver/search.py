@@ -692,8 +692,9 @@ def _swaps(
 ) -> Iterator[tuple[Meld, ...]]:
     """Tables where one meld is made one of ``wanted`` by trading one or two of its cards
     for as many of one other meld, both still melds: each pair two naturals of one rank (so
-    each meld keeps its kind, as vatikan's groups rule needs, R7), or a natural for a wild
-    standing for that very card, each then standing where the other stood (``_traded``).
+    each meld keeps its kind, as vatikan's groups rule needs, R7), a natural for a wild
+    standing for that very card, each then standing where the other stood, or a mexe-mexe 2
+    and a wild 2 swapping roles (``_traded``).
     Two at once: vatikan `AC 2C 3C 4C 5C | 2C 3D 4H 5S` lays `AC 2C 3D 4H 5C` again by
     trading the 3♣ and 4♣ for the 3♦ and 4♥ (the differential's seed 252537)."""
     for want in wanted:
