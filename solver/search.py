@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from itertools import permutations, product
@@ -32,14 +33,20 @@ TIE_BREAK_DTIME = 0.03  # the work of each try of the melds-changed tie-break
 # linear relaxation): see _tie_break_from.
 FROM_PRIMARY_TRIES: tuple[tuple[bool, bool], ...] = ((True, True), (False, False))
 WEIGHTED_DTIME = 0.1  # the most work the one-solve lexicographic search gets
+ADD_SHARE = 0.5  # the most of the time R8's largest add may take (_turn_model)
 # The primary solve's tries in turn (work limit, lean): see _solve_primary.
 PRIMARY_TRIES: tuple[tuple[float | None, bool], ...] = (
     (0.01, True),
     (0.03, False),
     (0.2, True),
     (0.2, False),
+    (0.6, True),
+    (0.6, False),
     (None, True),
 )
+# Where wilds can make a run on their own (mexe-mexe's 2s): no 0.6 round, whose usual try
+# was the slow tail there (docs/solver.md), and the last try probes.
+WILD_RUN_TRIES = (*PRIMARY_TRIES[:4], PRIMARY_TRIES[-1])
 MAX_MOVES = 20
 # A move as the player sees it (``_table_key``): the table's melds, the cards taken back.
 TableKey = tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]
@@ -170,6 +177,17 @@ class _Budget:
         if whole_lp:
             solver.parameters.add_lp_constraints_lazily = False
         return solver
+
+    @contextmanager
+    def part(self, share: float) -> Iterator[None]:
+        """Within the block, the time left ends after ``share`` of it: a question asked
+        first must leave time for those that come after it."""
+        deadline = self.deadline
+        self.deadline = time.monotonic() + max(deadline - time.monotonic(), 0.0) * share
+        try:
+            yield
+        finally:
+            self.deadline = deadline
 
     def settle_tie_break(self, proved: bool) -> None:
         """Whether the best move's tie-break was proved (the first answer's is reported)."""
@@ -321,7 +339,11 @@ def _turn_model(position: Position, budget: _Budget) -> tuple[TurnModel, PlacedO
     rs = position.ruleset
     if not rs.add_must_be_maximal:
         return TurnModel(position, _options(position, rs.max_new_melds, None)), None
-    add_size = _max_played(position, 0, budget)
+    # Meld plays need no largest add (R8), so an add that cannot be settled must leave
+    # them time: manipulation seed 61 of a big-hand scan proved its largest add (14) only
+    # after 11.6 s, and with the whole 10 s spent there the answer held no move at all.
+    with budget.part(ADD_SHARE):
+        add_size = _max_played(position, 0, budget)
     if not budget.optimal:
         # The largest add is not known, so no add can be shown maximal (R8): only meld
         # plays are offered, and the answer is not optimal (the budget says so already).
@@ -493,24 +515,31 @@ def _solve_primary(
     manipulation position needs 0.87 lean and 0.13 usual (bench/, docs/solver.md). The
     usual search's second try gets 0.2, not 0.6: a unit of its work takes two to three
     times the lean search's wall time, and where 0.6 of it found nothing (mexe-mexe tables
-    with wild 2s: about 0.9 s) the lean try after it finished in 0.02-0.4 s.
+    with wild 2s: about 0.9 s) the lean try after it finished in 0.02-0.4 s. Where wilds
+    cannot make a run of their own, a third round of 0.6 each comes before the last try:
+    on big hands the usual search proves in 0.2-0.4 what the lean one needs 2-4.5 for
+    (manipulation, 16 hand cards), while on vatikan the unbounded usual search did not
+    settle in 30 s what the lean one did in 2 s, so neither can have the last word alone
+    (``WILD_RUN_TRIES``, docs/solver.md).
 
     With the ``objective`` expression, a try that finds a solution but cannot prove it
     leaves the next tries to search only strictly better ones (a copy of the model with a
     cutoff): they no longer start from scratch, and one that finds none proves the best
     found optimal.
 
-    ``probe_last``: the last try, the one without a work limit, probes (``_Budget.solver``).
-    Where wilds are enough for a run of their own (mexe-mexe's 2s), that try mostly proves
-    that no better play exists, and probing lowered its work on every such bench position
-    that reached it, most on the slowest (2.4 to 0.65 units on ``mexe-mexe-mid-1-13``). On
-    other positions it went either way (carrossel-52-123 of a hard-hand scan: 2.4 to 4.4
-    units in all), so it is not used there (docs/solver.md).
+    ``probe_last``: the tries are ``WILD_RUN_TRIES``, and the last one, without a work
+    limit, probes (``_Budget.solver``). Where wilds are enough for a run of their own
+    (mexe-mexe's 2s), that try mostly proves that no better play exists, and probing
+    lowered its work on every such bench position that reached it, most on the slowest (2.4
+    to 0.65 units on ``mexe-mexe-mid-1-13``). On other positions it went either way
+    (carrossel-52-123 of a hard-hand scan: 2.4 to 4.4 units in all), so it is not used
+    there (docs/solver.md).
     """
     tried: list[tuple[cp_model.CpSolver, cp_model.CpSolverStatus]] = []
     current = model
     incumbent: cp_model.CpSolver | None = None  # the last try's unproved play
-    for work, lean in PRIMARY_TRIES:
+    tries = WILD_RUN_TRIES if probe_last else PRIMARY_TRIES
+    for work, lean in tries:
         solver = budget.solver(work=work, lean=lean, probing=probe_last and work is None)
         status = solver.solve(current)
         tried.append((solver, status))

@@ -82,12 +82,16 @@ def test_only_the_last_try_probes_and_only_when_asked(
     monkeypatch: pytest.MonkeyPatch, probe_last: bool
 ) -> None:
     """Every work-limited try is made to stop at once, so the schedule reaches its last
-    try, the one without a work limit: that one alone probes, where ``probe_last`` asks."""
+    try, the one without a work limit: that one alone probes, where ``probe_last`` asks.
+    Without it, a third round (lean, then usual, 0.6 each) comes before the last try; with
+    it (wilds enough for a run of their own), that round is left out."""
     made = search._Budget.solver
     probing: list[int] = []
+    tries: list[tuple[float | None, bool]] = []
 
     def solver(self: search._Budget, *args: Any, **kwargs: Any) -> cp_model.CpSolver:
         s = made(self, *args, **kwargs)
+        tries.append((kwargs.get("work"), kwargs.get("lean", False)))
         if kwargs.get("work") is not None:
             s.parameters.max_number_of_conflicts = 0
             s.parameters.max_deterministic_time = 0.0
@@ -98,7 +102,43 @@ def test_only_the_last_try_probes_and_only_when_asked(
     model, _, value = _knapsack(hint=(1, 0, 1, 1, 0))
     solver_, status = search._solve_primary(model, True, search._Budget(5000), value, probe_last)
     assert status == cp_model.OPTIMAL and solver_.objective_value == 13
-    assert probing == [0] * (len(search.PRIMARY_TRIES) - 1) + [2 if probe_last else 0]
+    assert probing == [0] * (len(tries) - 1) + [2 if probe_last else 0]
+    rounds = [(0.01, True), (0.03, False), (0.2, True), (0.2, False)]
+    third = [] if probe_last else [(0.6, True), (0.6, False)]
+    assert tries == [*rounds, *third, (None, True)]
+
+
+# Manipulation, 15 table melds and 16 hand cards (a big-hand scan, seed 61): the largest add
+# (14 cards, R8) takes the lean search 4.5 units of work to prove and the usual one 0.2-0.4.
+BIG_TABLE = [
+    ["9H", "10H", "JD", "QC", "KH", "AS"], ["QH", "KS", "AD"],
+    ["2S", "3S", "4D", "5C", "6C", "7S", "8S", "9D"], ["9C", "10C", "JH", "QD", "KC"],
+    ["9S", "10S", "JS", "QS", "KS"], ["8C", "8D", "8H", "8S"],
+    ["2C", "3H", "4S", "5S", "6S", "7H"], ["2H", "3D", "4S", "5H"], ["JH", "QS", "KD"],
+    ["QC", "KC", "AH"], ["2C", "3C", "4H", "5C", "6D", "7D", "8H", "9D"],
+    ["2D", "3H", "4H", "5H", "6H", "7C"], ["2H", "3D", "4C"], ["6H", "7H", "8D", "9S"],
+    ["10C", "10D", "10H", "10S"],
+]
+BIG_HAND = ["AC", "AD", "AH", "AS", "2D", "2S", "4D", "6C", "6D", "8C", "9C", "10D", "JC",
+            "QD", "QH", "KH"]
+
+
+def test_a_proof_the_lean_search_finds_hard_is_left_to_the_usual_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The third round's usual try proves the largest add, so the unbounded lean try (which
+    took 11.6 s here) never runs."""
+    made = search._Budget.solver
+    works: list[float | None] = []
+
+    def solver(self: search._Budget, *args: Any, **kwargs: Any) -> cp_model.CpSolver:
+        works.append(kwargs.get("work"))
+        return made(self, *args, **kwargs)
+
+    monkeypatch.setattr(search._Budget, "solver", solver)
+    position = parse_position("manipulation", 3, BIG_TABLE, BIG_HAND, Turn())
+    assert search.max_cards_placed(position, 0, 60_000) == 14
+    assert None not in works
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ unsettled in time, is never answered with the best play found: judging by an unp
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -212,3 +213,31 @@ def test_solve_move_offers_no_add_while_the_largest_add_is_unknown(
     for solved in result.moves:
         assert len(solved.move.table) == len(with_meld.table) + 1  # a meld play, no add
         assert validate_move(with_meld, solved.move).legal
+
+
+def test_an_unsettled_largest_add_leaves_time_for_meld_plays(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The largest add gets at most half of the time (``search.ADD_SHARE``): meld plays need
+    no largest add (R8), so they are still searched when it stays unsettled. Before, a
+    manipulation position with 16 hand cards (a big-hand scan, seed 61) spent the whole
+    10 s on its largest add and answered no move at all, though 15 cards could be laid."""
+    real = search._max_played
+    time_left: list[float] = []
+
+    def slow(position: Position, max_new_melds: int | None, budget: Any) -> int:
+        found = real(position, max_new_melds, budget)
+        if max_new_melds != 0:
+            return found
+        time_left.append(budget.deadline - time.monotonic())
+        time.sleep(max(budget.deadline - time.monotonic(), 0.0))  # searched till time ran out
+        budget.optimal = False
+        return 1
+
+    monkeypatch.setattr(search, "_max_played", slow)
+    with_meld = parse_position("shangai", 2, [RUN], ["7H", "JH", "2C", "2D", "2S"], Turn())
+    result = solve_move(with_meld, Objective.MOST_CARDS, 1, 1000)
+    assert time_left and time_left[0] <= 0.5
+    assert result.moves and not result.optimal
+    monkeypatch.setattr(search, "_max_played", real)
+    assert validate_move(with_meld, result.moves[0].move).legal
