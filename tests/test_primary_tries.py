@@ -77,6 +77,27 @@ def test_a_later_try_searches_only_better_solutions(first_try_stops_early: list[
     assert len(model.proto.constraints) == 1
 
 
+def _record_tries(
+    monkeypatch: pytest.MonkeyPatch, stop_limited: bool
+) -> list[tuple[float | None, bool, int]]:
+    """Every try's work limit, lean flag and probing level, in order; with ``stop_limited``,
+    each work-limited try stops at once."""
+    made = search._Budget.solver
+    tries: list[tuple[float | None, bool, int]] = []
+
+    def solver(self: search._Budget, *args: Any, **kwargs: Any) -> cp_model.CpSolver:
+        s = made(self, *args, **kwargs)
+        work = kwargs.get("work")
+        if stop_limited and work is not None:
+            s.parameters.max_number_of_conflicts = 0
+            s.parameters.max_deterministic_time = 0.0
+        tries.append((work, kwargs.get("lean", False), s.parameters.cp_model_probing_level))
+        return s
+
+    monkeypatch.setattr(search._Budget, "solver", solver)
+    return tries
+
+
 @pytest.mark.parametrize("probe_last", [False, True])
 def test_only_the_last_try_probes_and_only_when_asked(
     monkeypatch: pytest.MonkeyPatch, probe_last: bool
@@ -85,23 +106,12 @@ def test_only_the_last_try_probes_and_only_when_asked(
     try, the one without a work limit: that one alone probes, where ``probe_last`` asks.
     Without it, a third round (lean, then usual, 0.6 each) comes before the last try; with
     it (wilds enough for a run of their own), that round is left out."""
-    made = search._Budget.solver
-    probing: list[int] = []
-    tries: list[tuple[float | None, bool]] = []
-
-    def solver(self: search._Budget, *args: Any, **kwargs: Any) -> cp_model.CpSolver:
-        s = made(self, *args, **kwargs)
-        tries.append((kwargs.get("work"), kwargs.get("lean", False)))
-        if kwargs.get("work") is not None:
-            s.parameters.max_number_of_conflicts = 0
-            s.parameters.max_deterministic_time = 0.0
-        probing.append(s.parameters.cp_model_probing_level)
-        return s
-
-    monkeypatch.setattr(search._Budget, "solver", solver)
+    made = _record_tries(monkeypatch, stop_limited=True)
     model, _, value = _knapsack(hint=(1, 0, 1, 1, 0))
     solver_, status = search._solve_primary(model, True, search._Budget(5000), value, probe_last)
     assert status == cp_model.OPTIMAL and solver_.objective_value == 13
+    probing = [level for _, _, level in made]
+    tries = [(work, lean) for work, lean, _ in made]
     assert probing == [0] * (len(tries) - 1) + [2 if probe_last else 0]
     rounds = [(0.01, True), (0.03, False), (0.2, True), (0.2, False)]
     third = [] if probe_last else [(0.6, True), (0.6, False)]
@@ -128,17 +138,10 @@ def test_a_proof_the_lean_search_finds_hard_is_left_to_the_usual_one(
 ) -> None:
     """The third round's usual try proves the largest add, so the unbounded lean try (which
     took 11.6 s here) never runs."""
-    made = search._Budget.solver
-    works: list[float | None] = []
-
-    def solver(self: search._Budget, *args: Any, **kwargs: Any) -> cp_model.CpSolver:
-        works.append(kwargs.get("work"))
-        return made(self, *args, **kwargs)
-
-    monkeypatch.setattr(search._Budget, "solver", solver)
+    made = _record_tries(monkeypatch, stop_limited=False)
     position = parse_position("manipulation", 3, BIG_TABLE, BIG_HAND, Turn())
     assert search.max_cards_placed(position, 0, 60_000) == 14
-    assert None not in works
+    assert None not in [work for work, _, _ in made]
 
 
 @pytest.mark.parametrize(
