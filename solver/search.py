@@ -45,7 +45,7 @@ PRIMARY_TRIES: tuple[tuple[float | None, bool], ...] = (
     (None, True),
 )
 # Where wilds can make a run on their own (mexe-mexe's 2s): no 0.6 round, whose usual try
-# was the slow tail there (docs/solver.md), and the last try probes.
+# was the slow tail there (docs/performance.md), and the last try probes.
 WILD_RUN_TRIES = (*PRIMARY_TRIES[:4], PRIMARY_TRIES[-1])
 MAX_MOVES = 20
 # A move as the player sees it (``_table_key``): the table's melds, the cards taken back.
@@ -520,7 +520,7 @@ def _solve_primary(
     on big hands the usual search proves in 0.2-0.4 what the lean one needs 2-4.5 for
     (manipulation, 16 hand cards), while on vatikan the unbounded usual search did not
     settle in 30 s what the lean one did in 2 s, so neither can have the last word alone
-    (``WILD_RUN_TRIES``, docs/solver.md).
+    (``WILD_RUN_TRIES``, docs/performance.md).
 
     With the ``objective`` expression, a try that finds a solution but cannot prove it
     leaves the next tries to search only strictly better ones (a copy of the model with a
@@ -533,7 +533,7 @@ def _solve_primary(
     lowered its work on every such bench position that reached it, most on the slowest (2.4
     to 0.65 units on ``mexe-mexe-mid-1-13``). On other positions it went either way
     (carrossel-52-123 of a hard-hand scan: 2.4 to 4.4 units in all), so it is not used
-    there (docs/solver.md).
+    there (docs/performance.md).
     """
     tried: list[tuple[cp_model.CpSolver, cp_model.CpSolverStatus]] = []
     current = model

@@ -485,7 +485,7 @@ def test_going_out_first_keeps_the_optimum(
 def test_r4_wild_twos_fill_the_pool_on_mid_tables() -> None:
     """R4 with mexe-mexe's many wild 2s: the pool's runs and groups take the wilds (each
     meld still holding a natural), so only a release needs a meld of its own. Every 2 had
-    its own modelled meld before, and mid tables took seconds (docs/solver.md)."""
+    its own modelled meld before, and mid tables took seconds (docs/performance.md)."""
     rng = random.Random("twos/mexe-mexe/mid")
     many = 0
     for _ in range(8):
@@ -982,7 +982,7 @@ def test_r7_a_lineage_meld_is_modelled_only_as_the_kind_of_its_joker(
     """R7: an unreleased joker stays in its meld's line, so the meld holding it holds a
     natural of its old meld too: a run where the ranks differ (A-4 and the 5), a group where
     they agree (Qs). A vatikan position of 12 cards placed took 4.4 s to prove with both
-    kinds modelled, 0.5 s now (docs/solver.md)."""
+    kinds modelled, 0.5 s now (docs/performance.md)."""
     position = parse_position("vatikan", 3, table, hand, Turn(has_melded_sequence=True))
     tm = TurnModel(position, ModelOptions(max_new_melds=1))
     assert (tm.slot_runs, tm.slot_groups) == kinds
