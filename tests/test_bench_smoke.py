@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench import hard_scan
 from bench.positions import bench_positions
 from bench.solve_bench import main, percentile
 
@@ -72,3 +73,47 @@ def test_bench_target_needs_grpc(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--target", "127.0.0.1:1"])
     assert stop.value.code == 2
     assert "--target needs --grpc" in capsys.readouterr().err
+
+
+def test_hard_scan_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--shape", "opening", "--seeds", "0-0", "--rulesets", "rummikub,carrossel"]
+    assert hard_scan.main([*argv, "--objectives", "most_cards", "--time-limit-ms", "60000"]) == 0
+    out = capsys.readouterr().out
+    assert "rummikub      most_cards       1" in out and "carrossel     most_cards       1" in out
+    assert "vatikan" not in out, out
+
+
+def test_hard_scan_lists_slow_solves_with_their_position(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--seeds", "3-3", "--rulesets", "shangai", "--objectives", "go_out", "--slow-ms", "0"]
+    argv += ["--time-limit-ms", "60000"]
+    assert hard_scan.main(argv) == 0
+    out = capsys.readouterr().out
+    assert " proved     go_out " in out and "midhand-shangai-3 [shangai] table: " in out, out
+
+
+@pytest.mark.parametrize("shape", sorted(hard_scan.SHAPES))
+def test_hard_scan_shapes_hold_what_they_say(shape: str) -> None:
+    """Each shape's positions parse, and their tables and hands have the sizes it names
+    (hands fewer only where the stock runs out); the same number gives the same position."""
+    low, high = hard_scan.SHAPES[shape].table
+    for rid in hard_scan.RULESETS:
+        specs = [hard_scan.shape_position(shape, rid, k) for k in range(6)]
+        assert specs == [hard_scan.shape_position(shape, rid, k) for k in range(6)]
+        for spec in specs:
+            position = spec.position()
+            assert low <= spec.table_size <= high
+            assert len(spec.hand) <= hard_scan.SHAPES[shape].hand[1]
+            if rid == "mexe-mexe":
+                assert not any(c.is_joker for c in position.hand)
+                assert position.turn.cards_drawn == 1  # a play needs a card drawn first (R8)
+    opened = [hard_scan.shape_position("opening", "rummikub", k).turn.has_opened for k in range(40)]
+    assert 0 < sum(opened) < 40  # some must still make rummikub's 30-point opening
+
+
+def test_hard_scan_refuses_an_unknown_ruleset(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        hard_scan.main(["--rulesets", "canasta"])
+    assert stop.value.code == 2
+    assert "unknown ruleset: canasta" in capsys.readouterr().err
