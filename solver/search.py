@@ -44,9 +44,11 @@ PRIMARY_TRIES: tuple[tuple[float | None, bool], ...] = (
     (0.6, False),
     (None, True),
 )
-# Where wilds can make a run on their own (mexe-mexe's 2s): no 0.6 round, whose usual try
-# was the slow tail there (docs/performance.md), and the last try probes.
-WILD_RUN_TRIES = (*PRIMARY_TRIES[:4], PRIMARY_TRIES[-1])
+# The tries without the 0.6 round, which only R8's largest adds need (shangai, manipulation):
+# elsewhere its lean try mostly repeats the first 0.6 units of the last one, and where wilds
+# can make a run on their own (mexe-mexe's 2s) its usual try was the slow tail
+# (docs/performance.md).
+SHORT_TRIES = (*PRIMARY_TRIES[:4], PRIMARY_TRIES[-1])
 MAX_MOVES = 20
 # A move as the player sees it (``_table_key``): the table's melds, the cards taken back.
 TableKey = tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]
@@ -217,7 +219,9 @@ class _Budget:
 def _max_played(position: Position, max_new_melds: int | None, budget: _Budget) -> int:
     tm = TurnModel(position, _options(position, max_new_melds, None))
     tm.model.maximize(tm.played)
-    solver, status = _solve_primary(tm.model, True, budget, tm.played, tm.wild_runs_possible)
+    solver, status = _solve_primary(
+        tm.model, True, budget, tm.played, tm.wild_runs_possible, third_round=True
+    )
     budget.record(solver, status)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return int(solver.objective_value)
@@ -402,7 +406,9 @@ def _solve_lexicographic(
         tried_ideal = status == cp_model.UNKNOWN
     # The objective replaces the previous one, so the model itself is solved, not a copy.
     _optimize(tm.model, expr, maximize)
-    solver, status = _solve_primary(tm.model, maximize, budget, expr, tm.wild_runs_possible)
+    solver, status = _solve_primary(
+        tm.model, maximize, budget, expr, tm.wild_runs_possible, tm.rs.add_must_be_maximal
+    )
     budget.record(solver, status, primary=True)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
@@ -502,6 +508,7 @@ def _solve_primary(
     budget: _Budget,
     objective: cp_model.LinearExprT | None = None,
     probe_last: bool = False,
+    third_round: bool = False,
 ) -> tuple[cp_model.CpSolver, cp_model.CpSolverStatus]:
     """The primary optimum, or the best found in time.
 
@@ -515,19 +522,21 @@ def _solve_primary(
     manipulation position needs 0.87 lean and 0.13 usual (bench/, docs/solver.md). The
     usual search's second try gets 0.2, not 0.6: a unit of its work takes two to three
     times the lean search's wall time, and where 0.6 of it found nothing (mexe-mexe tables
-    with wild 2s: about 0.9 s) the lean try after it finished in 0.02-0.4 s. Where wilds
-    cannot make a run of their own, a third round of 0.6 each comes before the last try:
-    on big hands the usual search proves in 0.2-0.4 what the lean one needs 2-4.5 for
-    (manipulation, 16 hand cards), while on vatikan the unbounded usual search did not
-    settle in 30 s what the lean one did in 2 s, so neither can have the last word alone
-    (``WILD_RUN_TRIES``, docs/performance.md).
+    with wild 2s: about 0.9 s) the lean try after it finished in 0.02-0.4 s.
+
+    ``third_round`` (R8's largest add and the primary of shangai and manipulation, whose
+    adds must be maximal): a round of 0.6 each comes before the last try, unless
+    ``probe_last``. On big hands the usual search proves in 0.2-0.4 what the lean one needs
+    2-4.5 for (manipulation, 16 hand cards), while on vatikan the unbounded usual search did
+    not settle in 30 s what the lean one did in 2 s, so neither can have the last word alone.
+    Elsewhere the round only delayed the last try (``SHORT_TRIES``, docs/performance.md).
 
     With the ``objective`` expression, a try that finds a solution but cannot prove it
     leaves the next tries to search only strictly better ones (a copy of the model with a
     cutoff): they no longer start from scratch, and one that finds none proves the best
     found optimal.
 
-    ``probe_last``: the tries are ``WILD_RUN_TRIES``, and the last one, without a work
+    ``probe_last``: the tries are ``SHORT_TRIES``, and the last one, without a work
     limit, probes (``_Budget.solver``). Where wilds are enough for a run of their own
     (mexe-mexe's 2s), that try mostly proves that no better play exists, and probing
     lowered its work on every such bench position that reached it, most on the slowest (2.4
@@ -538,7 +547,7 @@ def _solve_primary(
     tried: list[tuple[cp_model.CpSolver, cp_model.CpSolverStatus]] = []
     current = model
     incumbent: cp_model.CpSolver | None = None  # the last try's unproved play
-    tries = WILD_RUN_TRIES if probe_last else PRIMARY_TRIES
+    tries = PRIMARY_TRIES if third_round and not probe_last else SHORT_TRIES
     for work, lean in tries:
         solver = budget.solver(work=work, lean=lean, probing=probe_last and work is None)
         status = solver.solve(current)
@@ -887,7 +896,9 @@ def _knock_play_exists(position: Position, time_limit_ms: int) -> tuple[bool, bo
     tm, oracle = _turn_model(position, budget)
     tm.model.add(tm.hand_points_after >= 1)
     tm.model.add(tm.hand_points_after <= position.ruleset.knock_threshold)
-    solver, status = _solve_primary(tm.model, True, budget, probe_last=tm.wild_runs_possible)
+    solver, status = _solve_primary(
+        tm.model, True, budget, None, tm.wild_runs_possible, position.ruleset.add_must_be_maximal
+    )
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return False, status == cp_model.INFEASIBLE
     move = rebuild_move(tm, solver)

@@ -98,24 +98,55 @@ def _record_tries(
     return tries
 
 
+@pytest.mark.parametrize("third_round", [False, True])
 @pytest.mark.parametrize("probe_last", [False, True])
 def test_only_the_last_try_probes_and_only_when_asked(
-    monkeypatch: pytest.MonkeyPatch, probe_last: bool
+    monkeypatch: pytest.MonkeyPatch, probe_last: bool, third_round: bool
 ) -> None:
     """Every work-limited try is made to stop at once, so the schedule reaches its last
     try, the one without a work limit: that one alone probes, where ``probe_last`` asks.
-    Without it, a third round (lean, then usual, 0.6 each) comes before the last try; with
-    it (wilds enough for a run of their own), that round is left out."""
+    With ``third_round`` (R8's largest adds) and without ``probe_last``, a third round
+    (lean, then usual, 0.6 each) comes before the last try; else it is left out."""
     made = _record_tries(monkeypatch, stop_limited=True)
     model, _, value = _knapsack(hint=(1, 0, 1, 1, 0))
-    solver_, status = search._solve_primary(model, True, search._Budget(5000), value, probe_last)
+    budget = search._Budget(5000)
+    solver_, status = search._solve_primary(model, True, budget, value, probe_last, third_round)
     assert status == cp_model.OPTIMAL and solver_.objective_value == 13
     probing = [level for _, _, level in made]
     tries = [(work, lean) for work, lean, _ in made]
     assert probing == [0] * (len(tries) - 1) + [2 if probe_last else 0]
     rounds = [(0.01, True), (0.03, False), (0.2, True), (0.2, False)]
-    third = [] if probe_last else [(0.6, True), (0.6, False)]
+    third = [(0.6, True), (0.6, False)] if third_round and not probe_last else []
     assert tries == [*rounds, *third, (None, True)]
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "drawn", "third_round"),
+    [
+        ("manipulation", 1, True),
+        ("shangai", 1, True),
+        ("carrossel", 1, False),
+        ("vatikan", 0, False),
+    ],
+)
+def test_only_rulesets_whose_adds_must_be_maximal_get_the_third_round(
+    monkeypatch: pytest.MonkeyPatch, ruleset: str, drawn: int, third_round: bool
+) -> None:
+    """The ruleset's data decides (``add_must_be_maximal``, R8), not its name."""
+    asked: list[bool] = []
+    solve_primary = search._solve_primary
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        asked.append(args[5] if len(args) > 5 else kwargs.get("third_round", False))
+        return solve_primary(*args, **kwargs)
+
+    monkeypatch.setattr(search, "_solve_primary", spy)
+    monkeypatch.setattr(search, "_ideal", lambda tm, objective: None)  # the primary runs
+    table = [["5H", "6H", "7H"], ["9S", "10S", "JS"]]
+    turn = Turn(cards_drawn=drawn, has_opened=True, has_melded_sequence=True)
+    position = parse_position(ruleset, 3, table, ["4H", "QS", "KD"], turn)
+    result = search.solve_move(position, search.Objective.MOST_CARDS)
+    assert result.optimal and asked and set(asked) == {third_round}
 
 
 # Manipulation, 15 table melds and 16 hand cards (a big-hand scan, seed 61): the largest add
