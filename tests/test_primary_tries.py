@@ -120,6 +120,21 @@ def test_only_the_last_try_probes_and_only_when_asked(
     assert tries == [*rounds, *third, (None, True)]
 
 
+def _spy_on_primary(monkeypatch: pytest.MonkeyPatch, index: int, name: str) -> list[bool]:
+    """Log one flag of every ``_solve_primary`` call (positional ``index`` or keyword
+    ``name``), with the try on the best value skipped so that the primary runs."""
+    asked: list[bool] = []
+    solve_primary = search._solve_primary
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        asked.append(args[index] if len(args) > index else kwargs.get(name, False))
+        return solve_primary(*args, **kwargs)
+
+    monkeypatch.setattr(search, "_solve_primary", spy)
+    monkeypatch.setattr(search, "_ideal", lambda tm, objective: None)
+    return asked
+
+
 @pytest.mark.parametrize(
     ("ruleset", "drawn", "third_round"),
     [
@@ -133,15 +148,7 @@ def test_only_rulesets_whose_adds_must_be_maximal_get_the_third_round(
     monkeypatch: pytest.MonkeyPatch, ruleset: str, drawn: int, third_round: bool
 ) -> None:
     """The ruleset's data decides (``add_must_be_maximal``, R8), not its name."""
-    asked: list[bool] = []
-    solve_primary = search._solve_primary
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        asked.append(args[5] if len(args) > 5 else kwargs.get("third_round", False))
-        return solve_primary(*args, **kwargs)
-
-    monkeypatch.setattr(search, "_solve_primary", spy)
-    monkeypatch.setattr(search, "_ideal", lambda tm, objective: None)  # the primary runs
+    asked = _spy_on_primary(monkeypatch, 5, "third_round")
     table = [["5H", "6H", "7H"], ["9S", "10S", "JS"]]
     turn = Turn(cards_drawn=drawn, has_opened=True, has_melded_sequence=True)
     position = parse_position(ruleset, 3, table, ["4H", "QS", "KD"], turn)
@@ -189,15 +196,7 @@ def test_solve_move_asks_the_last_try_to_probe_where_wilds_make_a_run(
     monkeypatch: pytest.MonkeyPatch, ruleset: str, table: list[list[str]], hand: list[str],
     probes: bool,
 ) -> None:
-    asked: list[bool] = []
-    solve_primary = search._solve_primary
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        asked.append(args[4] if len(args) > 4 else kwargs.get("probe_last", False))
-        return solve_primary(*args, **kwargs)
-
-    monkeypatch.setattr(search, "_solve_primary", spy)
-    monkeypatch.setattr(search, "_ideal", lambda tm, objective: None)  # the primary runs
+    asked = _spy_on_primary(monkeypatch, 4, "probe_last")
     position = parse_position(ruleset, 3, table, hand, Turn(cards_drawn=1))
     result = search.solve_move(position, search.Objective.MOST_CARDS)
     assert result.optimal and asked and set(asked) == {probes}
