@@ -19,8 +19,6 @@ Exit status: 0, or 1 with ``--strict`` when a solve was not proved optimal in ti
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import random
 import sys
 import time
@@ -33,7 +31,7 @@ if __package__ in (None, ""):  # ``python bench/hard_scan.py``
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.positions import PositionSpec, random_position
-from bench.solve_bench import percentile
+from bench.solve_bench import machine, percentile
 from solver.position import Turn
 from solver.search import Objective, solve_move
 
@@ -187,8 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = sys.stdout
     print(
         f"hard_scan: {args.shape} ({SHAPES[args.shape].about}), positions {args.seeds}, "
-        f"time limit {args.time_limit_ms} ms, python {platform.python_version()}, "
-        f"{os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}",
+        f"time limit {args.time_limit_ms} ms, {machine()}",
         file=out,
     )
     print(f"solves over {args.slow_ms:.0f} ms or not proved optimal:", file=out)

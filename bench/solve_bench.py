@@ -84,6 +84,14 @@ class Row:
     slowest: tuple[float, str] = (0.0, "")  # our slowest solve: ms, the position
 
 
+def machine() -> str:
+    """What a run's figures depend on: the Python, the cores, the load when it started."""
+    return (
+        f"python {platform.python_version()}, {os.cpu_count()} cpus, {platform.machine()}, "
+        f"load average {os.getloadavg()[0]:.1f}"
+    )
+
+
 def _ms(seconds: float) -> float:
     return seconds * 1000.0
 
@@ -327,8 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = sys.stdout
     print(
         f"bench: seed {args.seed}, n {args.n} per size, time limit {args.time_limit_ms} ms, "
-        f"python {platform.python_version()}, {os.cpu_count()} cpus, {platform.machine()}, "
-        f"load average {os.getloadavg()[0]:.1f}",
+        f"{machine()}",
         file=out,
     )
     if args.target and not args.grpc:

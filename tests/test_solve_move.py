@@ -462,7 +462,7 @@ def test_going_out_first_keeps_the_optimum(
         for j in range(6)
     ]
     # Proofs are asserted, so the limit is far above need: one carrossel mid position takes
-    # about 7 s to prove its fewest points on an idle 2-core machine (docs/solver.md).
+    # about 7 s to prove its fewest points on an idle 2-core machine (docs/performance.md).
     with_ideal = [solve_move(p, objective, 1, 60_000) for p in positions]
     monkeypatch.setattr(search, "_ideal", lambda tm, objective: None)
     without = [solve_move(p, objective, 1, 60_000) for p in positions]
