@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import random
 
-from bench.positions import SIZES, PositionSpec, random_position
+from bench.positions import SIZES, PositionSpec, draws_before_play, random_position
 from solver.position import Position, Turn, parse_position
-from solver.rulesets import RULESETS, DrawRule
 from solver.search import Objective, SolveResult, primary_key, solve_move
 from tests.reference.positions import REARRANGEMENT
 
@@ -61,7 +60,7 @@ def _optimum(result: SolveResult, objective: Objective) -> tuple[int, ...]:
 def test_renaming_suits_and_reordering_keep_every_proved_optimum() -> None:
     compared = 0
     for rid in REARRANGEMENT:
-        drawn = 1 if RULESETS[rid].draw_rule in (DrawRule.ONE_TO_THREE, DrawRule.EXACTLY_ONE) else 0
+        drawn = draws_before_play(rid)
         for size in ("mid", "large"):
             rng = random.Random(f"metamorphic/{rid}/{size}")
             for _ in range(POSITIONS):
