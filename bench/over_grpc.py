@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -24,6 +24,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from bench.positions import PositionSpec
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.convert import enum_to_proto
+from solver.position import Turn
 from solver.search import Objective
 
 
@@ -78,18 +79,38 @@ def solve_move_stub(target: str | None) -> Iterator[rummy_pb2_grpc.RummyServiceS
             server.wait(timeout=30)
 
 
+class CodedPosition(Protocol):
+    """A position as the card codes a client sends (bench's and the tests' generators)."""
+
+    @property
+    def ruleset(self) -> str: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def table(self) -> tuple[tuple[str, ...], ...]: ...
+    @property
+    def hand(self) -> tuple[str, ...]: ...
+    @property
+    def turn(self) -> Turn: ...
+
+
+def position_proto(spec: CodedPosition) -> rummy_pb2.RummyPosition:
+    """The position as a request carries it."""
+    return rummy_pb2.RummyPosition(
+        ruleset=spec.ruleset,
+        players=spec.players,
+        table=[rummy_pb2.Meld(cards=list(meld)) for meld in spec.table],
+        hand=list(spec.hand),
+        turn=rummy_pb2.Turn(**dataclasses.asdict(spec.turn)),  # the same field names
+    )
+
+
 def solve_move_request(
     spec: PositionSpec, objective: Objective, limit_ms: int
 ) -> rummy_pb2.SolveMoveRequest:
     """The SolveMove request of one bench position."""
     return rummy_pb2.SolveMoveRequest(
-        position=rummy_pb2.RummyPosition(
-            ruleset=spec.ruleset,
-            players=spec.players,
-            table=[rummy_pb2.Meld(cards=list(meld)) for meld in spec.table],
-            hand=list(spec.hand),
-            turn=rummy_pb2.Turn(**dataclasses.asdict(spec.turn)),  # the same field names
-        ),
+        position=position_proto(spec),
         objective=enum_to_proto(rummy_pb2.Objective, "OBJECTIVE", objective),
         max_moves=1,
         time_limit_ms=limit_ms,
