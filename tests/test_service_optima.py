@@ -35,7 +35,7 @@ from tests.reference.differential import reference_flags
 from tests.reference.positions import REARRANGEMENT, random_spec
 
 POSITIONS = int(os.environ.get("CARROSSEL_GRPC_OPTIMA_POSITIONS", "30"))  # per ruleset
-DEALT = 3  # per ruleset and size
+DEALT = int(os.environ.get("CARROSSEL_GRPC_DEALT_POSITIONS", "3"))  # per ruleset and size
 MOVES = 2  # moves asked per call: each must validate
 TIMEOUT_S = 60  # far above the solves' times: only a hang reaches it
 
