@@ -220,7 +220,7 @@ def _max_played(position: Position, max_new_melds: int | None, budget: _Budget) 
     tm = TurnModel(position, _options(position, max_new_melds, None))
     tm.model.maximize(tm.played)
     solver, status = _solve_primary(
-        tm.model, True, budget, tm.played, tm.wild_runs_possible, third_round=True
+        tm.model, True, budget, tm.played, probe_last=tm.wild_runs_possible, third_round=True
     )
     budget.record(solver, status)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -407,7 +407,8 @@ def _solve_lexicographic(
     # The objective replaces the previous one, so the model itself is solved, not a copy.
     _optimize(tm.model, expr, maximize)
     solver, status = _solve_primary(
-        tm.model, maximize, budget, expr, tm.wild_runs_possible, tm.rs.add_must_be_maximal
+        tm.model, maximize, budget, expr,
+        probe_last=tm.wild_runs_possible, third_round=tm.rs.add_must_be_maximal,
     )
     budget.record(solver, status, primary=True)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -897,7 +898,8 @@ def _knock_play_exists(position: Position, time_limit_ms: int) -> tuple[bool, bo
     tm.model.add(tm.hand_points_after >= 1)
     tm.model.add(tm.hand_points_after <= position.ruleset.knock_threshold)
     solver, status = _solve_primary(
-        tm.model, True, budget, None, tm.wild_runs_possible, position.ruleset.add_must_be_maximal
+        tm.model, True, budget,
+        probe_last=tm.wild_runs_possible, third_round=position.ruleset.add_must_be_maximal,
     )
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return False, status == cp_model.INFEASIBLE

@@ -36,11 +36,11 @@ from grpc_status import rpc_status
 from bench.positions import SIZES
 from bench.positions import random_position as deal
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
+from tests.answer_checks import DEADLINE_S, effects_problems, judge, witness_problems
 from tests.reference.positions import REARRANGEMENT, random_spec
 
 REQUESTS = int(os.environ.get("CARROSSEL_FUZZ_REQUESTS", "200"))
 SEED = 17
-DEADLINE_S = 60  # far above any time limit asked for: only a hang reaches it
 
 CODES = [r + s for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
          for s in "SHDC"] + ["JK"]
@@ -144,13 +144,6 @@ def _as_seen(move: rummy_pb2.RummyMove) -> tuple[object, ...]:
     return tuple(tuple(m) for m in melds), tuple(sorted(move.to_hand))
 
 
-def _judge(stub: rummy_pb2_grpc.RummyServiceStub, position: rummy_pb2.RummyPosition,
-           move: rummy_pb2.RummyMove) -> rummy_pb2.ValidateMoveResponse:
-    request = rummy_pb2.ValidateMoveRequest(position=position, move=move)
-    verdict: rummy_pb2.ValidateMoveResponse = stub.ValidateMove(request, timeout=DEADLINE_S)
-    return verdict
-
-
 def _answer(call: Any, request: Any) -> tuple[Any, list[str]]:
     """The call's answer, or None and what is wrong unless it was refused properly."""
     try:
@@ -172,15 +165,8 @@ def _solve_problems(stub: rummy_pb2_grpc.RummyServiceStub,
         problems.append("two moves alike")
     problems += _answer_problems(request, response)
     for k, solved in enumerate(response.moves):
-        verdict = _judge(stub, request.position, solved.move)
-        if not verdict.legal:
-            problems.append(f"move {k} is illegal: {verdict.violations}")
-        effects = (sorted(solved.played), sorted(solved.hand_after), solved.hand_points_after,
-                   solved.went_out, solved.knock_eligible)
-        judged = (sorted(verdict.played), sorted(verdict.hand_after), verdict.hand_points_after,
-                  verdict.went_out, verdict.knock_eligible)
-        if effects != judged:
-            problems.append(f"move {k}: effects {effects}, ValidateMove says {judged}")
+        verdict = judge(stub, request.position, solved.move)
+        problems += effects_problems(f"move {k}", solved, verdict)
         knock = stub.CheckKnock(
             rummy_pb2.CheckKnockRequest(position=request.position, move=solved.move),
             timeout=DEADLINE_S,
@@ -221,15 +207,9 @@ def _answer_problems(request: rummy_pb2.SolveMoveRequest,
 def _knock_problems(stub: rummy_pb2_grpc.RummyServiceStub,
                     request: rummy_pb2.CheckKnockRequest) -> list[str]:
     response, problems = _answer(stub.CheckKnock, request)
-    if response is None or not response.HasField("witness"):
+    if response is None:
         return problems
-    verdict = _judge(stub, request.position, response.witness)
-    if not verdict.legal:
-        return [f"the witness is illegal: {verdict.violations}"]
-    if verdict.hand_points_after != response.best_hand_points:
-        return [f"the witness leaves {verdict.hand_points_after} points, "
-                f"best_hand_points says {response.best_hand_points}"]
-    return []
+    return witness_problems(stub, request.position, response)
 
 
 @pytest.mark.parametrize("n", range(0, REQUESTS, 20))

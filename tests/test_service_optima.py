@@ -30,6 +30,7 @@ from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.convert import move_to_proto
 from solver.position import Turn
 from solver.search import Objective, solve_move
+from tests.answer_checks import DEADLINE_S, effects_problems, judge, witness_problems
 from tests.reference.bruteforce import Optima, solve
 from tests.reference.differential import reference_flags
 from tests.reference.positions import REARRANGEMENT, random_spec
@@ -37,7 +38,6 @@ from tests.reference.positions import REARRANGEMENT, random_spec
 POSITIONS = int(os.environ.get("CARROSSEL_GRPC_OPTIMA_POSITIONS", "30"))  # per ruleset
 DEALT = int(os.environ.get("CARROSSEL_GRPC_DEALT_POSITIONS", "3"))  # per ruleset and size
 MOVES = 2  # moves asked per call: each must validate
-TIMEOUT_S = 60  # far above the solves' times: only a hang reaches it
 
 OBJECTIVES = {
     Objective.MOST_CARDS: rummy_pb2.OBJECTIVE_MOST_CARDS,
@@ -51,26 +51,6 @@ COVERAGE = {"play": 60, "no_play": 6, "go_out": 20, "release_needed": 6, "knock"
             "to_hand": 3, "opening_play": 3, "meld_beats_add": 2, "ace_low": 6, "ace_high": 6}
 
 
-def _validated_problems(stub: rummy_pb2_grpc.RummyServiceStub,
-                        position: rummy_pb2.RummyPosition, move: rummy_pb2.RummyMove,
-                        played: list[str] | None, points: int, went_out: bool | None,
-                        what: str) -> list[str]:
-    """ValidateMove on a move the service returned: legal, with the effects it reported
-    (None: not reported)."""
-    verdict = stub.ValidateMove(rummy_pb2.ValidateMoveRequest(position=position, move=move),
-                                timeout=TIMEOUT_S)
-    if not verdict.legal:
-        return [f"{what} is illegal: " + "; ".join(v.message for v in verdict.violations)]
-    problems = []
-    if played is not None and sorted(verdict.played) != sorted(played):
-        problems.append(
-            f"{what} plays {sorted(played)}; ValidateMove says {sorted(verdict.played)}")
-    if verdict.hand_points_after != points or went_out not in (None, verdict.went_out):
-        problems.append(f"{what} leaves {points} points, went_out={went_out}; ValidateMove "
-                        f"says {verdict.hand_points_after}, {verdict.went_out}")
-    return problems
-
-
 def _solve_move_problems(stub: rummy_pb2_grpc.RummyServiceStub,
                          position: rummy_pb2.RummyPosition, optima: Optima) -> list[str]:
     problems = []
@@ -78,7 +58,7 @@ def _solve_move_problems(stub: rummy_pb2_grpc.RummyServiceStub,
         what = f"SolveMove {objective.name}"
         response = stub.SolveMove(
             rummy_pb2.SolveMoveRequest(position=position, objective=wire, max_moves=MOVES),
-            timeout=TIMEOUT_S)
+            timeout=DEADLINE_S)
         if not response.optimal:
             problems.append(f"{what}: not proved optimal")
         if not response.moves:
@@ -108,9 +88,8 @@ def _solve_move_problems(stub: rummy_pb2_grpc.RummyServiceStub,
             problems.append(f"{what}: went_out {best.went_out}; the reference can go out: "
                             f"{optima.go_out is not None}")
         for k, solved in enumerate(response.moves):
-            problems += _validated_problems(stub, position, solved.move, list(solved.played),
-                                            solved.hand_points_after, solved.went_out,
-                                            f"{what} move {k}")
+            verdict = judge(stub, position, solved.move)
+            problems += effects_problems(f"{what} move {k}", solved, verdict)
     return problems
 
 
@@ -118,7 +97,7 @@ def _check_knock_problems(stub: rummy_pb2_grpc.RummyServiceStub,
                           position: rummy_pb2.RummyPosition, optima: Optima,
                           points_now: int) -> list[str]:
     """R10 without a move: with no legal play the best total is the hand's own."""
-    response = stub.CheckKnock(rummy_pb2.CheckKnockRequest(position=position), timeout=TIMEOUT_S)
+    response = stub.CheckKnock(rummy_pb2.CheckKnockRequest(position=position), timeout=DEADLINE_S)
     best = optima.fewest_points.value if optima.fewest_points else points_now
     expected = (best, optima.knock is not None, optima.go_out is not None, True,
                 optima.any_play)
@@ -127,10 +106,7 @@ def _check_knock_problems(stub: rummy_pb2_grpc.RummyServiceStub,
     if found != expected:
         return [f"CheckKnock (best_hand_points, can_knock, can_go_out, optimal, witness) "
                 f"{found}; the reference {expected}"]
-    if not response.HasField("witness"):
-        return []
-    return _validated_problems(stub, position, response.witness, None, best, None,
-                               "CheckKnock's witness")
+    return witness_problems(stub, position, response)
 
 
 @pytest.fixture(scope="module")
@@ -197,7 +173,7 @@ def test_grpc_answers_equal_in_process_answers_on_big_tables(
         for objective, wire in OBJECTIVES.items():
             response = rummy_stub.SolveMove(
                 rummy_pb2.SolveMoveRequest(position=position, objective=wire, max_moves=MOVES),
-                timeout=TIMEOUT_S)
+                timeout=DEADLINE_S)
             local = solve_move(parsed, objective, MOVES)
             if not (response.optimal and local.optimal):
                 continue
