@@ -14,6 +14,14 @@ kinds, each sent as a client sends it:
 - mid and large dealt tables (``bench.positions``, with jokers or mexe-mexe 2s), whose
   optima the brute force cannot reach: each call must answer exactly as ``solve_move`` on
   the position parsed in this process.
+
+The rulings it reaches through the wire: R1-R10 as the brute force reads them (the
+positions hold wilds to release and mexe-mexe 2s taken back, R5, aces at both ends, R2,
+going out, R9), the turn flags of R7 (vatikan's first meld a sequence,
+``has_melded_sequence``) and R8 (a draw before a play, ``cards_drawn`` and ``stock_empty``;
+rummikub's opening, ``has_opened``), and R10's CheckKnock. Malformed requests
+(INVALID_ARGUMENT with field violations) are ``test_service_errors.py``'s and
+``test_service_fuzz.py``'s.
 """
 
 from __future__ import annotations
