@@ -49,23 +49,30 @@ _GAME_END_TEXT = {
     domain.Settlement.CARROSSEL: (
         "After a round that brings a player to {target} or more the game ends: "
         "+{target_bonus} to each player at {target} or more, +{round_bonus} per round won; "
-        "the highest total wins (ties share the win)."
+        "the highest total wins{tie}."
     ),
     domain.Settlement.FIRST_OUT_WINS: "No points are kept: the first player to go out wins.",
     domain.Settlement.PENALTY: (
-        "The game ends when a player reaches {target} penalty points; the lowest total wins."
+        "The game ends when a player reaches {target} penalty points; the lowest total "
+        "wins{tie}."
     ),
     domain.Settlement.WINNER_TAKES_HANDS: (
         "Each round is settled on its own: the winner gains the others' hand values "
         "and each other player loses their own."
     ),
     domain.Settlement.CARIOCA: (
-        "The game ends after deal {deals}; the lowest total wins (ties share the win)."
+        "The game ends after deal {deals}; the lowest total wins{tie}."
     ),
     domain.Settlement.FISHING: (
         "The first side to reach the target ({targets} points by deck size) wins; if several "
         "reach it in one deal the highest total wins, and a tie at the top means another deal."
     ),
+}
+
+
+_TIE_TEXT = {
+    domain.TieRule.SHARE: " (ties share the win)",
+    domain.TieRule.ANOTHER_HAND: "; a tie for the lowest means another hand, no winner yet",
 }
 
 
@@ -78,6 +85,7 @@ def game_end_text(ruleset: domain.Ruleset) -> str:
         round_bonus=ruleset.round_won_bonus,
         deals=len(ruleset.contracts),
         targets=targets,
+        tie=_TIE_TEXT[ruleset.game_end_tie],
     )
 
 

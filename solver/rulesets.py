@@ -59,6 +59,13 @@ class DrawRule(Enum):
     NONE = "none"  # fishing games
 
 
+class TieRule(Enum):
+    """What a tie at the top of the final standings means."""
+
+    SHARE = "share"  # equal best share the win (R12, C7)
+    ANOTHER_HAND = "another_hand"  # manipulation: play another hand, no winner yet (R13)
+
+
 class Settlement(Enum):
     """How a round is scored (R11-R13, C7-C8)."""
 
@@ -173,6 +180,7 @@ class Ruleset:
     game_target_bonus: int = 0  # R12: +100 to each player at or above the target
     round_won_bonus: int = 0  # R12: +25 per round won
     highest_wins: bool = True
+    game_end_tie: TieRule = TieRule.SHARE
     contracts: tuple[Contract, ...] = ()
     last_deal_hand_size: int | None = None
     fishing: FishingRules | None = None
@@ -365,6 +373,7 @@ MANIPULATION = Ruleset(
     card_points=_face(15, 10),
     game_target=200,
     highest_wins=False,
+    game_end_tie=TieRule.ANOTHER_HAND,  # R13: a tie for lowest means another hand
 )
 
 RUMMIKUB = Ruleset(

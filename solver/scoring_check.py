@@ -12,15 +12,13 @@ from collections.abc import Collection, Sequence
 from solver.cards import Card, format_cards
 from solver.errors import ProblemCollector
 from solver.position import check_counts, check_playable
-from solver.rulesets import Ruleset
+from solver.rulesets import Ruleset, TieRule
 from solver.scoring_data import (
     GameEndKind,
-    TieRule,
     can_knock,
     game_target,
     last_deal,
     reads_hands,
-    tie_rule,
     traits,
 )
 from solver.scoring_text import seat
@@ -124,7 +122,7 @@ def _check_limit(round_: RoundToScore, game_end: GameEndKind, errors: ProblemCol
         errors.add("game_limit", f"must be 1-{MAX_TOTAL}, not {limit}")
         return
     target = game_target(ruleset, limit)
-    if target is None or tie_rule(ruleset) is TieRule.ANOTHER_HAND:
+    if target is None or ruleset.game_end_tie is TieRule.ANOTHER_HAND:
         return  # manipulation's supplementary hands start with a total already past 200
     for i, total in enumerate(round_.totals_before):
         if total >= target:

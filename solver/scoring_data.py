@@ -1,9 +1,8 @@
-"""Scoring facts that ``solver.rulesets`` does not (yet) carry, kept as data.
+"""Scoring facts per settlement kind, kept as data.
 
 ``SETTLEMENTS`` says, per settlement kind, which round ends it accepts, how its game ends
-and which rulings it applies. ``GAME_END_TIES`` holds the one per-ruleset fact the
-``Ruleset`` record lacks: manipulation plays another hand on a tie for lowest (R13),
-every other ruleset shares the win.
+and which rulings it applies. What a tie at the top means is the ruleset's own
+(``Ruleset.game_end_tie``: manipulation plays another hand, R13).
 """
 
 from __future__ import annotations
@@ -23,13 +22,6 @@ class GameEndKind(Enum):
     TARGET = "target"  # a total reaches the game target (or the request's game_limit)
     FIRST_OUT = "first_out"  # the first player to go out wins the game (R13)
     LAST_DEAL = "last_deal"  # carioca: after the last contract's deal (C7)
-
-
-class TieRule(Enum):
-    """What a tie at the top of the final standings means."""
-
-    SHARE = "share"  # equal best share the win (R12, C7)
-    ANOTHER_HAND = "another_hand"  # manipulation: play another hand, no winner yet (R13)
 
 
 @dataclass(frozen=True)
@@ -61,16 +53,9 @@ SETTLEMENTS: Mapping[Settlement, SettlementTraits] = MappingProxyType(
     }
 )
 
-GAME_END_TIES: Mapping[str, TieRule] = MappingProxyType({"manipulation": TieRule.ANOTHER_HAND})
-
-
 def traits(ruleset: Ruleset) -> SettlementTraits | None:
     """The settlement traits of a ruleset; None for fishing games (they use ScoreDeal)."""
     return SETTLEMENTS.get(ruleset.settlement)
-
-
-def tie_rule(ruleset: Ruleset) -> TieRule:
-    return GAME_END_TIES.get(ruleset.id, TieRule.SHARE)
 
 
 def can_knock(ruleset: Ruleset) -> bool:

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from solver.rulesets import Ruleset
+from solver.rulesets import Ruleset, TieRule
 from solver.scoring_data import (
     GameEndKind,
-    TieRule,
     game_target,
     last_deal,
-    tie_rule,
     traits,
 )
 from solver.scoring_text import TIMES, seat, seats
@@ -83,7 +81,7 @@ def _standings(
     scores = ", ".join(f"{seat(i)} {score}" for i, score in enumerate(final))
     direction = "highest" if ruleset.highest_wins else "lowest"
     lines.append(_line(f"final scores: {scores}; the {direction} wins", rule))
-    if len(leaders) > 1 and tie_rule(ruleset) is TieRule.ANOTHER_HAND:
+    if len(leaders) > 1 and ruleset.game_end_tie is TieRule.ANOTHER_HAND:
         text = (
             f"{seats(leaders)} tie for the {direction} total, {best}: another hand is played, "
             "no winner yet"

@@ -89,6 +89,20 @@ def test_rummikub_parameters(rulesets: dict[str, rulesets_pb2.Ruleset]) -> None:
     }
 
 
+def test_the_game_end_text_says_what_a_tie_means(
+    rulesets: dict[str, rulesets_pb2.Ruleset],
+) -> None:
+    # R13: "manipulation: ... the game ends at ≥ 200, lowest total wins; a tie for lowest
+    # means another hand (report it, no winner yet)". Shangai's text names no tie-break: the
+    # equal lowest share the win (docs/scoring.md), as carrossel's equal highest do (R12).
+    manipulation = rulesets["manipulation"].game_end_rule
+    assert "200" in manipulation and "another hand" in manipulation
+    assert "share" not in manipulation
+    for ruleset_id in ("shangai", "carrossel", "carioca"):
+        text = rulesets[ruleset_id].game_end_rule
+        assert "ties share the win" in text and "another hand" not in text
+
+
 def test_carioca_contracts(rulesets: dict[str, rulesets_pb2.Ruleset]) -> None:
     r = rulesets["carioca"]
     assert [(c.deal, c.trios, c.sequences, c.cards_dealt) for c in r.contracts] == [
