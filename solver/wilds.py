@@ -128,10 +128,11 @@ class Option:
     link: Link | None = None
     carried: tuple[int, str] | None = None  # (after meld, suit) claimed in a group
     violation: ViolationCode | None = None  # the rule this fate breaks, if any
+    strayed: bool = False  # vatikan: it also left its meld's line (R7), a second violation
 
     @property
     def cost(self) -> int:
-        return 0 if self.violation is None else 1
+        return (self.violation is not None) + self.strayed
 
 
 @dataclass
@@ -262,10 +263,16 @@ class WildAccounting:
             free.extend(
                 Option(Fate.SLOT, dest=slot, releaser=r, link=(wild.meld, r[0])) for r in releasers
             )
-            code = (
-                ViolationCode.WILD_MOVED if fits and lineage else ViolationCode.WILD_VALUE_CHANGED
-            )
-            costly.append(Option(Fate.SLOT, dest=slot, violation=code))
+            if fits or not lineage:
+                code = ViolationCode.WILD_MOVED if lineage else ViolationCode.WILD_VALUE_CHANGED
+                costly.append(Option(Fate.SLOT, dest=slot, violation=code))
+                continue
+            # Vatikan, a new value: R5 broken, and R7 too unless the meld continues the
+            # wild's own; every broken rule is listed (SPEC §4).
+            changed = ViolationCode.WILD_VALUE_CHANGED
+            if (wild.meld, j) in self.possible:
+                costly.append(Option(Fate.SLOT, dest=slot, violation=changed, link=(wild.meld, j)))
+            costly.append(Option(Fate.SLOT, dest=slot, violation=changed, strayed=True))
         if self.back_budget[wild.card] > 0:
             if self.ruleset.released_wild_to_hand:
                 free.extend(
@@ -288,9 +295,12 @@ class WildAccounting:
         state = _State(self, wilds)
         found = state.search(options, budget=0, node_limit=EXPLAIN_NODE_LIMIT)
         if found is None:
-            found = state.search(options, budget=len(wilds), node_limit=EXPLAIN_NODE_LIMIT)
-        if found is None:  # unreachable: costly fates need no link
-            return WildOutcome(ok=False)
+            # At most two violations a wild (a vatikan wild that strayed with a new value).
+            found = state.search(options, budget=2 * len(wilds), node_limit=EXPLAIN_NODE_LIMIT)
+        if found is None:
+            # Unreachable (costly fates need no link, and the budget covers them all); a
+            # verdict here would be "legal" with no violation listed, so fail loudly.
+            raise RuntimeError("wild accounting: no fates within the violation budget")
         fates = list(zip(wilds, found, strict=True))
         outcome = WildOutcome(ok=all(o.violation is None for o in found), fates=fates)
         for wild, option in fates:
@@ -298,6 +308,9 @@ class WildAccounting:
                 outcome.values[option.dest] = WildValue(wild.value.rank, option.carried[1])
             if option.violation is not None:
                 outcome.violations.append(self.explain(wild, option))
+            if option.strayed:
+                moved = Option(Fate.SLOT, dest=option.dest, violation=ViolationCode.WILD_MOVED)
+                outcome.violations.append(self.explain(wild, moved))
         return outcome
 
     def links_feasible(self, links: Sequence[Link], used: set[Slot]) -> bool:
