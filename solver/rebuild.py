@@ -85,7 +85,7 @@ def _slot_meld(
             cards.append(TableCard(w.card, WildValue(rank, w.value.suit)))
     for _ in range(_val(solver, slot.freeg.get(rank, 0))):
         cards.append(TableCard(free.pop(0), WildValue(rank, None)))
-    return tuple(cards)
+    return _natural_where_free(rank, cards)
 
 
 def _pool_runs(
@@ -215,8 +215,27 @@ def _pool_groups(
         groups = _deal_groups(sizes, suited, loose, wanted)
         if groups is None:
             raise AssertionError(f"no groups of rank {rank} hold these cards: {suited} {loose}")
-        melds += [tuple(g) for g in groups]
+        melds += [_natural_where_free(rank, g) for g in groups]
     return melds
+
+
+def _natural_where_free(rank: int, group: list[TableCard]) -> Meld:
+    """A group with each wild of the group's own rank whose suit the group lacks written as
+    the natural card it is there (R4: a mexe-mexe 2 in a group of 2s): ``2C 2D 2H``, not
+    ``2C 2D=2 2H=2``. The model counts such 2s as free wilds or naturals alike; written as
+    wilds they would keep that role on the next turn (R5). Wilds whose value carries a suit
+    (kept from a same-suit run) stay as they are."""
+    if not any(tc.value is not None and tc.card.rank == rank for tc in group):
+        return tuple(group)
+    taken = {tc.value.suit if tc.value is not None else tc.card.suit for tc in group}
+    out = list(group)
+    for k, tc in enumerate(out):
+        value = tc.value
+        own = value is not None and value.suit is None and tc.card.rank == rank
+        if own and tc.card.suit not in taken:
+            taken.add(tc.card.suit)
+            out[k] = _natural(rank, tc.card.suit)
+    return tuple(out)
 
 
 def _group_card(rank: int, suit: str, free: list[Card], stand_ins: Counter[Code]) -> TableCard:

@@ -539,6 +539,24 @@ def test_r4_a_free_two_on_its_own_place_is_written_as_natural() -> None:
                                                                           tc.card.suit)
 
 
+def test_r4_twos_in_a_group_of_twos_are_written_as_naturals() -> None:
+    """R4: "every 2 may be natural (a 2 in its own rank position, or in a group of 2s)". The
+    hint laid 2C on the group 2H 2S 2D and wrote the table's natural 2s as wilds,
+    2C 2D=2 2H=2 2S=2; sent back as the next position those 2s kept the wild role (R5), and
+    the hand 9D 9S that can go out on 2C 2D 2H 2S had no play (an audit, 2026-12-02)."""
+    position = parse_position("mexe-mexe", 2, [["2H", "2S", "2D"]], ["2C"], Turn(cards_drawn=1))
+    best = solve_move(position, Objective.MOST_CARDS, 1).moves[0]
+    [group] = best.move.table
+    assert sorted(tc.card.code for tc in group) == ["2C", "2D", "2H", "2S"]
+    assert all(tc.value is None for tc in group)
+    from_hand = parse_position("mexe-mexe", 2, [], ["2C", "2D", "2H"], Turn(cards_drawn=1))
+    [laid] = solve_move(from_hand, Objective.MOST_CARDS, 1).moves[0].move.table
+    assert all(tc.value is None for tc in laid)
+    next_turn = parse_position("mexe-mexe", 2, [[tc.code for tc in group]], ["9D", "9S"],
+                               Turn(cards_drawn=1))
+    assert solve_move(next_turn, Objective.GO_OUT, 1).moves[0].verdict.went_out
+
+
 def test_identical_melds_before_still_give_distinct_moves() -> None:
     """SPEC §4 SolveMove "up to max_moves distinct moves": the table holds 6D 7D 8D and
     AS 2S 3S twice each. Keeping one copy or the other, or keeping a run or laying the
