@@ -8,7 +8,7 @@ per problem, relative to the position (``table[2].cards[1]``, ``hand[0]``, ``pla
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from solver.cards import Card, TableCard, parse_card, parse_table_card
@@ -116,15 +116,20 @@ def check_playable(
 
 
 def check_counts(
-    ruleset: Ruleset, players: int, counts: Counter[Card], path: str, errors: ProblemCollector
+    ruleset: Ruleset,
+    players: int,
+    counts: Counter[Card],
+    path: str | Callable[[Card], str],
+    errors: ProblemCollector,
 ) -> None:
-    """No more copies of a card than the deck holds (R1)."""
+    """No more copies of a card than the deck holds (R1); ``path`` names the field, or gives
+    it per card."""
     deck = ruleset.deck(players)
     if not deck:
         return
     for card, count in sorted((c, n) for c, n in counts.items() if n > deck[c]):
         errors.add(
-            path,
+            path if isinstance(path, str) else path(card),
             f"{count} copies of {card.code}, but the {ruleset.id} deck for {players} "
             f"players has {deck[card]}",
         )
@@ -167,7 +172,9 @@ def parse_position(
         if not verdict.ok:
             errors.add(f"table[{m}]", f"invalid meld on the table: {verdict.reason}")
         readings.append(verdict)
-    check_counts(ruleset, players, counts, "hand", errors)
+    # An excess is named where the client can fix it: the hand when it holds the card.
+    in_hand = set(hand_cards)
+    check_counts(ruleset, players, counts, lambda c: "hand" if c in in_hand else "table", errors)
     errors.raise_if_any()
     return Position(ruleset, players, tuple(melds), tuple(hand_cards), turn, tuple(readings))
 

@@ -140,6 +140,15 @@ def test_too_many_copies_is_invalid_argument(rummy_stub: Any) -> None:
     assert "7H" in found["position.hand"]
 
 
+def test_too_many_copies_on_the_table_names_the_table(rummy_stub: Any) -> None:
+    # R1, SPEC §5 (field violations name the field): both 7♥ lie on the table, none in the
+    # hand, so the table is the field to fix (it used to be named position.hand).
+    table = [rummy_pb2.Meld(cards=["7H", "8H", "9H"]), rummy_pb2.Meld(cards=["7H", "7S", "7D"])]
+    found = bad_fields(rummy_stub, simple_request(table=table, hand=["KS"]))
+    assert list(found) == ["position.table"]
+    assert "7H" in found["position.table"]
+
+
 def test_too_many_copies_in_the_move(rummy_stub: Any) -> None:
     request = simple_request()
     request.move.table.append(rummy_pb2.Meld(cards=["JK", "JK", "9C"]))
