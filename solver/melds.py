@@ -64,6 +64,9 @@ class MeldClassification:
     cards: tuple[TableCard, ...]
     readings: tuple[Reading, ...]
     reason: str = ""
+    # Readings with fewer naturals and other values (mexe-mexe 2s): the move's judge falls
+    # back on them only where no preferred reading is legal (docs/rules.md, R4).
+    fallbacks: tuple[Reading, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -284,14 +287,24 @@ def _classify(ruleset: Ruleset, meld: tuple[TableCard, ...]) -> MeldClassificati
         return MeldClassification(meld, (), _diagnose(ruleset, meld))
     best = found[0].naturals
     preferred = tuple(r for r in found if r.naturals == best)
+    values = {(r.kind, r.values) for r in preferred}
+    fallbacks: dict[tuple[object, ...], Reading] = {}
+    for r in found[len(preferred) :]:  # most naturals first: one reading per set of values
+        if (r.kind, r.values) not in values:
+            fallbacks.setdefault((r.kind, r.values), r)
     if len(preferred) > 1:
-        options = " or ".join(_describe(r) for r in preferred[:3])
-        reason = (
-            f"{_codes(meld)} is ambiguous: it reads as {options}; "
-            "write each wild's value (e.g. JK=9) to say which"
-        )
-        return MeldClassification(meld, preferred, reason)
-    return MeldClassification(meld, preferred)
+        reason = ambiguity_reason(meld, preferred)
+        return MeldClassification(meld, preferred, reason, tuple(fallbacks.values()))
+    return MeldClassification(meld, preferred, fallbacks=tuple(fallbacks.values()))
+
+
+def ambiguity_reason(cards: Sequence[TableCard], found: Sequence[Reading]) -> str:
+    """Why a meld needs its wilds' values written: the readings it has."""
+    options = " or ".join(_describe(r) for r in found[:3])
+    return (
+        f"{_codes(cards)} is ambiguous: it reads as {options}; "
+        "write each wild's value (e.g. JK=9) to say which"
+    )
 
 
 def describe_reading(reading: Reading) -> str:

@@ -14,7 +14,9 @@ layered like a referee's, and all of them run, so that every violation is report
 Ambiguous melds (SPEC §2) are resolved only by the rules: when exactly one way of reading
 them passes step 3, it is used; when several pass with different wild values, the move is
 reported AMBIGUOUS_MELD; when none passes, AMBIGUOUS_MELD is reported with the violations
-of the reading that breaks the fewest rules (docs/rules.md).
+of the reading that breaks the fewest rules (docs/rules.md). A mexe-mexe meld is read with
+its most naturals; only when no such reading is legal are its readings with fewer naturals
+(``MeldClassification.fallbacks``) tried the same way.
 
 ``validate_move`` is pure and deterministic: the solver re-checks its moves with it and
 the brute-force reference filters candidate tables with it.
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 
 from solver.cards import Card, TableCard, sort_key
 from solver.conservation import CardFlow, conservation_violations, count_flow, table_readings
-from solver.melds import MeldClassification, MeldKind, Reading, classify
+from solver.melds import MeldClassification, MeldKind, Reading, ambiguity_reason, classify
 from solver.position import Meld, Move, Position
 from solver.table_change import TableChange, table_change
 from solver.turns import (
@@ -200,36 +202,76 @@ def _read_table(
     played_count: int,
 ) -> tuple[_TableReading, list[Violation]]:
     """Choose a reading of the move's melds (see the module docstring) and judge it."""
+    chosen, differing = _read_with(
+        position, move, flow, verdicts, change, played_count, fallbacks=False
+    )
+    if chosen.violations and any(v.fallbacks for v in verdicts):
+        # A mexe-mexe meld whose preferred reading breaks a rule may be meant another way:
+        # 2H 3H 2S as a group of 3s where the table's 2S must keep standing for a 3 (R5).
+        # The readings with fewer naturals are tried then, and used if they make it legal.
+        again, also = _read_with(
+            position, move, flow, verdicts, change, played_count, fallbacks=True
+        )
+        if not again.violations:
+            return again, also
+    return chosen, differing
+
+
+def _read_with(
+    position: Position,
+    move: Move,
+    flow: CardFlow,
+    verdicts: Sequence[MeldClassification],
+    change: TableChange,
+    played_count: int,
+    *,
+    fallbacks: bool,
+) -> tuple[_TableReading, list[Violation]]:
     options: list[tuple[Reading | None, ...]] = [
-        verdict.readings if verdict.readings else (None,) for verdict in verdicts
+        (verdict.readings + verdict.fallbacks if fallbacks else verdict.readings) or (None,)
+        for verdict in verdicts
     ]
-    ambiguous = [j for j, verdict in enumerate(verdicts) if verdict.ambiguous]
+    ambiguous = [j for j, options_j in enumerate(options) if len(options_j) > 1]
     combinations = 1
     for j in ambiguous:
         combinations *= len(options[j])
     if combinations > MAX_READING_COMBINATIONS:
         first = tuple(o[0] for o in options)
         return _judge(position, move, flow, first, change, played_count), _ambiguity(
-            verdicts, ambiguous
+            verdicts, ambiguous, options
         )
-    judged = [
-        _judge(position, move, flow, combo, change, played_count)
-        for combo in itertools.product(*options)
+    combos = list(itertools.product(*options))
+    judged = [_judge(position, move, flow, combo, change, played_count) for combo in combos]
+    # Among the legal readings, those with the fewest fallbacks (R4: a 2 is natural where
+    # it can be); only where those differ is a meld ambiguous.
+    used = [
+        sum(r is not None and r not in v.readings for r, v in zip(combo, verdicts, strict=True))
+        for combo in combos
     ]
-    legal = [t for t in judged if not t.violations]
+    legal = [(n, t) for n, t in zip(used, judged, strict=True) if not t.violations]
     if not legal:
         best = min(judged, key=lambda t: len(t.violations))
-        return best, _ambiguity(verdicts, ambiguous)
-    chosen = legal[0]
-    differing = [j for j in ambiguous if any(t.table[j] != chosen.table[j] for t in legal)]
-    return chosen, _ambiguity(verdicts, differing)
+        return best, _ambiguity(verdicts, ambiguous, options)
+    fewest = min(n for n, _ in legal)
+    kept = [t for n, t in legal if n == fewest]
+    chosen = kept[0]
+    differing = [j for j in ambiguous if any(t.table[j] != chosen.table[j] for t in kept)]
+    return chosen, _ambiguity(verdicts, differing, options)
 
 
-def _ambiguity(verdicts: Sequence[MeldClassification], melds: Sequence[int]) -> list[Violation]:
+def _ambiguity(
+    verdicts: Sequence[MeldClassification],
+    melds: Sequence[int],
+    options: Sequence[tuple[Reading | None, ...]],
+) -> list[Violation]:
     return [
         Violation(
             ViolationCode.AMBIGUOUS_MELD,
-            f"Meld {j}: {verdicts[j].reason}",
+            f"Meld {j}: "
+            + (
+                verdicts[j].reason
+                or ambiguity_reason(verdicts[j].cards, [r for r in options[j] if r is not None])
+            ),
             "R4",
             j,
             tuple(tc.code for tc in verdicts[j].cards),
