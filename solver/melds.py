@@ -340,12 +340,15 @@ def _diagnose(ruleset: Ruleset, meld: tuple[TableCard, ...]) -> str:
     naturals = [tc.card for tc in meld if tc.value is None and not ruleset.is_wild_card(tc.card)]
     if not naturals:
         naturals = [tc.card for tc in meld if tc.value is None and tc.card.is_ordinary]
-    ranks = {c.rank for c in naturals}
-    if len(ranks) == 1 and len(naturals) >= 2:
+    # Written values count as what they stand for: JK=7H JK=7H 7S is a group of 7s.
+    values = [tc.value for tc in meld if tc.value is not None]
+    ranks = {c.rank for c in naturals} | {v.rank for v in values}
+    if len(ranks) == 1 and len(naturals) + len(values) >= 2:
         rank = rank_name(next(iter(ranks)))
         if len(meld) > ruleset.group_max:
             return f"{text}: a group of {rank}s has at most {ruleset.group_max} cards (R3)"
-        dup = [c for c, k in Counter(naturals).items() if k > 1 or _suit_clash(c, naturals)]
+        claimed = naturals + [Card(v.rank, v.suit) for v in values if v.suit]
+        dup = [c for c, k in Counter(claimed).items() if k > 1 or _suit_clash(c, claimed)]
         if ruleset.group_suits_distinct and dup:
             return (
                 f"{text}: two {card_text(dup[0])} in one group; "
