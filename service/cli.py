@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
 import sys
 from collections.abc import Sequence
 
@@ -30,9 +31,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# A list of numbers that starts with a minus (``--totals -25,90``): argparse takes it for an
+# option unless it is joined to its option (``--totals=-25,90``), which ``main`` does.
+_NEGATIVE_NUMBERS = re.compile(r"-\d[\d,-]*")
+
+
+def _join_negative_values(argv: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for token in argv:
+        after_option = bool(out) and out[-1].startswith("--") and "=" not in out[-1]
+        if after_option and _NEGATIVE_NUMBERS.fullmatch(token):
+            out[-1] = f"{out[-1]}={token}"
+            continue
+        out.append(token)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand and return its exit code."""
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_join_negative_values(sys.argv[1:] if argv is None else argv))
     code: int = args.func(args)
     return code
 
