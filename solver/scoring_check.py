@@ -148,6 +148,16 @@ def _check_hands(
         if not card.special or ruleset.is_wild_card(card)
     )
     check_counts(ruleset, round_.players, counts, "hands", errors)
+    # Carioca: a turn draws one card and discards one (C6), so between turns no hand holds
+    # more than the deal dealt (C2).
+    contract = next((c for c in ruleset.contracts if c.deal == round_.deal_number), None)
+    for h, hand in enumerate(round_.hands):
+        if contract is not None and h not in unreadable and len(hand) > contract.cards_dealt:
+            errors.add(
+                f"hands[{h}]",
+                f"{seat(h)} holds {len(hand)} cards, but deal {contract.deal} deals "
+                f"{contract.cards_dealt} and every turn draws one and discards one (C2, C6)",
+            )
     if len(round_.hands) != round_.players or not end_known:
         return
     ender = round_.ender if round_.end is not RoundEnd.STOCK_EXHAUSTED else -1
