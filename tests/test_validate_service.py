@@ -149,6 +149,16 @@ def test_too_many_copies_on_the_table_names_the_table(rummy_stub: Any) -> None:
     assert "7H" in found["position.table"]
 
 
+@pytest.mark.parametrize("deal", [0, -1, 8])
+def test_a_carioca_deal_out_of_range_is_invalid_argument(rummy_stub: Any, deal: int) -> None:
+    # C2: carioca has deals 1-7; SPEC §5: out-of-range numbers are malformed, also where
+    # the RPC itself answers UNIMPLEMENTED for carioca's well-formed requests.
+    request = simple_request(ruleset="carioca", table=[], hand=["AH", "2H"],
+                             turn=rummy_pb2.Turn(cards_drawn=1, deal_number=deal))
+    found = bad_fields(rummy_stub, request)
+    assert list(found) == ["position.turn.deal_number"]
+
+
 def test_too_many_copies_in_the_move(rummy_stub: Any) -> None:
     request = simple_request()
     request.move.table.append(rummy_pb2.Meld(cards=["JK", "JK", "9C"]))
