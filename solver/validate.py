@@ -136,7 +136,21 @@ def validate_move(
         hand_points_after=points,
         went_out=played_count > 0 and not hand_cards,
         knock_eligible=legal and knock_eligible(ruleset, played_count, points),
-        table=chosen.table,
+        table=_as_read(move, chosen.table, ambiguous),
+    )
+
+
+def _as_read(
+    move: Move, table: tuple[Meld, ...], ambiguous: Sequence[Violation]
+) -> tuple[Meld, ...]:
+    """The table with its wilds' values written out, except in the melds reported ambiguous:
+    those stay as the move wrote them, no reading guessed (SPEC §2)."""
+    if not ambiguous:
+        return table
+    unread = {v.meld for v in ambiguous}
+    return tuple(
+        given if j in unread else read
+        for j, (given, read) in enumerate(zip(move.table, table, strict=True))
     )
 
 
