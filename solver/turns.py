@@ -197,10 +197,11 @@ def search_violations(
     position: Position,
     is_pass: bool,
     is_add: bool,
-    played: int,
+    played_cards: Sequence[Card],
     oracle: PlacedOracle,
 ) -> list[Violation]:
     """R8 (shangai, manipulation): a pass needs no play to exist; an add must be maximal."""
+    played = len(played_cards)
     ruleset = position.ruleset
     out: list[Violation] = []
     if is_pass and ruleset.must_play_if_able:
@@ -221,10 +222,12 @@ def search_violations(
             out.append(
                 Violation(
                     ViolationCode.ADD_NOT_MAXIMAL,
-                    f"The add places {played} hand card{'s' if played != 1 else ''}, but an add "
-                    f"placing {best} exists; in {ruleset.name} an add must place as many cards "
-                    "as possible (R8)",
+                    f"The add places {played} hand card{'s' if played != 1 else ''} "
+                    f"({' '.join(card_text(c) for c in played_cards)}), but an add placing "
+                    f"{best} exists; in {ruleset.name} an add must place as many cards as "
+                    "possible (R8)",
                     "R8",
+                    cards=tuple(c.code for c in played_cards),
                 )
             )
     return out

@@ -31,7 +31,14 @@ from dataclasses import dataclass
 
 from solver.cards import Card, TableCard, sort_key
 from solver.conservation import CardFlow, conservation_violations, count_flow, table_readings
-from solver.melds import MeldClassification, MeldKind, Reading, ambiguity_reason, classify
+from solver.melds import (
+    MeldClassification,
+    MeldKind,
+    Reading,
+    ambiguity_reason,
+    card_text,
+    classify,
+)
 from solver.position import Meld, Move, Position
 from solver.table_change import TableChange, table_change
 from solver.turns import (
@@ -109,7 +116,7 @@ def validate_move(
     laid_any = flow.laid_any
     taken_back = Counter(move.to_hand) - flow.swapped  # a swap takes nothing back
     is_pass = not change.changed and not laid_any and not taken_back
-    violations.extend(_play_violations(position, change, net, laid_any))
+    violations.extend(_play_violations(position, move, change, net, laid_any))
     if is_pass:
         violations.extend(pass_draw_violations(position))
     else:
@@ -118,7 +125,7 @@ def validate_move(
     if search_rules and (ruleset.must_play_if_able or ruleset.add_must_be_maximal):
         oracle = max_placed or _default_oracle()
         is_add = not is_pass and net <= 0 and played_count > 0
-        violations.extend(search_violations(position, is_pass, is_add, played_count, oracle))
+        violations.extend(search_violations(position, is_pass, is_add, flow.played_cards, oracle))
 
     played = flow.played_cards
     hand_after = Counter(position.hand)
@@ -179,20 +186,24 @@ def _invalid_melds(verdicts: Sequence[MeldClassification]) -> list[Violation]:
 
 
 def _play_violations(
-    position: Position, change: TableChange, net: int, laid_any: bool
+    position: Position, move: Move, change: TableChange, net: int, laid_any: bool
 ) -> list[Violation]:
     """R6: at most ``max_new_melds`` net new melds; a changed table needs a hand card."""
     ruleset = position.ruleset
     out: list[Violation] = []
     limit = ruleset.max_new_melds
     if limit is not None and net > limit:
+        # The melds not on the table before, named (a rearrangement can make more of them).
+        new = [move.table[j] for j in change.new]
+        named = "; ".join(" ".join(card_text(tc.card) for tc in meld) for meld in new)
         out.append(
             Violation(
                 ViolationCode.TOO_MANY_NEW_MELDS,
                 f"The play makes {net} new melds ({len(position.table) + net} on the table "
-                f"after, {len(position.table)} before); at most {limit} new meld"
-                f"{'s' if limit != 1 else ''} per turn (R6)",
+                f"after, {len(position.table)} before: not there before, {named}); at most "
+                f"{limit} new meld{'s' if limit != 1 else ''} per turn (R6)",
                 "R6",
+                cards=tuple(tc.code for meld in new for tc in meld),
             )
         )
     if change.changed and not laid_any:

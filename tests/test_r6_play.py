@@ -56,3 +56,14 @@ def test_r6_reordering_a_group_with_a_wild_2_is_a_pass() -> None:
     pos = parse_position("mexe-mexe", 2, melds("2H 7S 7D"), ["KC"], Turn(cards_drawn=1))
     verdict = validate_move(pos, parse_move(pos, melds("7S 2H 7D")))
     assert verdict.legal and not verdict.played
+
+
+def test_r6_too_many_new_melds_names_the_new_melds() -> None:
+    # R6: "At most one new meld per turn"; SPEC §4: the message names the cards.
+    pos = parse_position("carrossel", 3, melds("7H 8H 9H"), ["2C", "2D", "2S", "4C", "4D", "4S"],
+                         Turn(cards_drawn=1))
+    verdict = validate_move(pos, parse_move(pos, melds("7H 8H 9H", "2C 2D 2S", "4C 4D 4S")))
+    [violation] = verdict.violations
+    assert violation.code.name == "TOO_MANY_NEW_MELDS"
+    assert violation.cards == ("2C", "2D", "2S", "4C", "4D", "4S")
+    assert "2♣ 2♦ 2♠; 4♣ 4♦ 4♠" in violation.message

@@ -80,6 +80,9 @@ def test_r8_add_asks_for_the_largest_add() -> None:
     verdict = validate_move(pos, parse_move(pos, [["7S", "8C", "9D", "10H"]]), max_placed=oracle)
     assert verdict.codes == (ViolationCode.ADD_NOT_MAXIMAL,)
     assert oracle.asked == [0]
+    # SPEC §4: the message names the cards; the add's own are those it placed.
+    [violation] = verdict.violations
+    assert violation.cards == ("7S",) and "(7♠)" in violation.message
 
 
 def test_r8_an_add_of_the_whole_hand_asks_nothing() -> None:
