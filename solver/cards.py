@@ -137,12 +137,16 @@ def _parse_suit(text: str, whole: str) -> str:
     return suit
 
 
+# Variation selectors: a phone keyboard writes ♠ as ♠️ (the emoji presentation).
+_PRESENTATION = str.maketrans("", "", "\ufe0e\ufe0f")
+
+
 # Cards are immutable and a request repeats a few dozen codes: each is parsed once per
 # process (a third of parsing a position); an error is raised again every time.
 @lru_cache(maxsize=4096)
 def parse_card(text: str) -> Card:
     """Parse one card code (case-insensitive); raise ``NotationError`` quoting the text."""
-    raw = text.strip()
+    raw = text.strip().translate(_PRESENTATION)
     upper = raw.upper()
     if not raw:
         raise NotationError(text, "empty card code")
@@ -157,7 +161,7 @@ def parse_card(text: str) -> Card:
 
 def parse_value(text: str, whole: str) -> WildValue:
     """Parse the part after ``=``: a rank with an optional suit (``9``, ``9H``, ``10S``)."""
-    raw = text.strip()
+    raw = text.strip().translate(_PRESENTATION)
     if not raw:
         raise NotationError(whole, "empty value after '='")
     last = raw[-1]

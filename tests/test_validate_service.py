@@ -75,6 +75,25 @@ def test_violation_fields_over_grpc(rummy_stub: Any) -> None:
     assert [list(m.cards) for m in response.table] == [["5C", "JK=6", "7H", "8S"]]
 
 
+def test_card_notation_variants_answer_in_canonical_codes(rummy_stub: Any) -> None:
+    """SPEC §2: "Case-insensitive", "`T` accepted for 10", "the symbols ♣ ♦ ♥ ♠ accepted",
+    "Canonical output: upper case letters, `10` for ten". A phone keyboard adds a variation
+    selector to a suit symbol (♠️, U+FE0F); it is the same symbol."""
+    request = rummy_pb2.ValidateMoveRequest(
+        position=rummy_pb2.RummyPosition(
+            ruleset="carrossel", players=2, table=[rummy_pb2.Meld(cards=["8h", "9\u2665", "th"])],
+            hand=["j\u2665\ufe0f", "a\u2660\ufe0f"], turn=rummy_pb2.Turn(cards_drawn=1),
+        ),
+        move=rummy_pb2.RummyMove(
+            table=[rummy_pb2.Meld(cards=["8H", "9H", "T\u2665", "J\u2665\ufe0f"])]
+        ),
+    )
+    response = rummy_stub.ValidateMove(request, timeout=10)
+    assert response.legal
+    assert [list(m.cards) for m in response.table] == [["8H", "9H", "10H", "JH"]]
+    assert list(response.hand_after) == ["AS"]
+
+
 def test_missing_table_card_message_names_it(rummy_stub: Any) -> None:
     request = rummy_pb2.ValidateMoveRequest(
         position=rummy_pb2.RummyPosition(
