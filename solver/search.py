@@ -51,7 +51,7 @@ PRIMARY_TRIES: tuple[tuple[float | None, bool], ...] = (
 SHORT_TRIES = (*PRIMARY_TRIES[:4], PRIMARY_TRIES[-1])
 MAX_MOVES = 20
 # A move as the player sees it (``_table_key``): the table's melds, the cards taken back.
-TableKey = tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]
+TableKey = tuple[tuple["MeldKey", ...], tuple[str, ...]]
 
 
 class Objective(Enum):
@@ -658,10 +658,12 @@ def _forbid(tm: TurnModel, solver: cp_model.CpSolver) -> None:
 
 
 def _table_key(move: Move) -> TableKey:
-    """A move as the player sees it: each meld's cards with their written values, in any
-    order (a kept group keeps its old order, the same group laid from the pool's counts is
-    written in suit order), and the cards taken back to the hand."""
-    table = tuple(sorted(tuple(sorted(tc.code for tc in meld)) for meld in move.table))
+    """A move as the player sees it: each meld's cards with the rank each wild stands for
+    (``_meld_key``), in any order (a kept group keeps its old order, the same group laid
+    from the pool's counts is written in suit order), and the cards taken back to the hand.
+    A wild's written suit is not part of it: in a group it is a note (``JK=9`` and ``JK=9S``
+    beside 9♣ 9♥ are one group), in a run the naturals fix it."""
+    table = tuple(sorted(_meld_key((tc.card, tc.value) for tc in meld) for meld in move.table))
     return table, tuple(sorted(card.code for card in move.to_hand))
 
 

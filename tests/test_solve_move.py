@@ -25,7 +25,7 @@ from solver import search
 from solver.cards import JOKER_CARD as JOKER
 from solver.cards import Card, TableCard, WildValue
 from solver.model import ModelOptions, TurnModel
-from solver.position import Position, Turn, parse_position
+from solver.position import Move, Position, Turn, parse_position
 from solver.rebuild import _deal_groups, _deal_suited
 from solver.rulesets import RULESETS, DrawRule
 from solver.search import Objective, knock_reach, solve_move
@@ -555,6 +555,32 @@ def test_r4_twos_in_a_group_of_twos_are_written_as_naturals() -> None:
     next_turn = parse_position("mexe-mexe", 2, [[tc.code for tc in group]], ["9D", "9S"],
                                Turn(cards_drawn=1))
     assert solve_move(next_turn, Objective.GO_OUT, 1).moves[0].verdict.went_out
+
+
+def test_a_group_wilds_written_suit_does_not_make_another_move() -> None:
+    """SPEC §4 "distinct" moves; docs/rules.md R4: a suit written on a wild in a group is a
+    note. The group 9C JK=9 9H kept, and the same group laid again as 9C 9H JK=9S, were
+    listed as two moves (an audit, 2026-12-02)."""
+    position = parse_position("rummikub", 3, [["9S", "10S", "JS"], ["9C", "JK=9", "9H"],
+                                              ["JK=6S", "7S", "8S", "9S"]], ["10S"],
+                              Turn(has_opened=True))
+    result = solve_move(position, Objective.MOST_CARDS, 3)
+    assert len(result.moves) >= 2
+
+    def group_notes_dropped(move: Move) -> tuple[object, ...]:
+        melds = []
+        for meld in move.table:
+            ranks = {tc.value.rank if tc.value else tc.card.rank for tc in meld}
+            in_group = len(ranks) == 1
+            melds.append(tuple(sorted(
+                tc.card.code + (f"={tc.value.rank}" if in_group else f"={tc.value.code}")
+                if tc.value else tc.card.code
+                for tc in meld
+            )))
+        return tuple(sorted(melds))
+
+    seen = [group_notes_dropped(m.move) for m in result.moves]
+    assert len(set(seen)) == len(seen)
 
 
 def test_identical_melds_before_still_give_distinct_moves() -> None:
