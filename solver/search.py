@@ -165,6 +165,9 @@ class _Budget:
             solver.parameters.max_deterministic_time = work
         solver.parameters.random_seed = 0
         solver.parameters.num_workers = 1  # deterministic: same request, same answer
+        # CP-SAT's own SIGINT handler is left at the default action after a solve, so the
+        # server's Ctrl-C would kill it instead of stopping it gracefully.
+        solver.parameters.catch_sigint_signal = False
         # These models are a few hundred variables: one presolve pass without probing or
         # symmetry detection halves the median solve and bounds the slow tail (bench/).
         solver.parameters.max_presolve_iterations = 1

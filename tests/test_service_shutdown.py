@@ -12,6 +12,7 @@ import pytest
 from grpc_health.v1 import health, health_pb2
 
 from bench import over_grpc
+from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.server import build_server
 
 
@@ -20,8 +21,11 @@ def wait_serving(port: int, process: subprocess.Popen[str]) -> None:
         over_grpc.wait_serving(channel, process)
 
 
+@pytest.mark.parametrize("solve_first", [False, True])
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_signal_stops_the_server_gracefully(sig: signal.Signals) -> None:
+def test_signal_stops_the_server_gracefully(sig: signal.Signals, solve_first: bool) -> None:
+    # After a solve too: CP-SAT used to take SIGINT over and leave it at its default action,
+    # so Ctrl-C killed a server that had solved anything (an audit, 2026-12-02).
     port = over_grpc.free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
@@ -31,6 +35,15 @@ def test_signal_stops_the_server_gracefully(sig: signal.Signals) -> None:
     )
     try:
         wait_serving(port, process)
+        if solve_first:
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                table = [rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])]
+                request = rummy_pb2.SolveMoveRequest(position=rummy_pb2.RummyPosition(
+                    ruleset="carrossel", players=2, table=table, hand=["6H", "KC"],
+                    turn=rummy_pb2.Turn(cards_drawn=1),
+                ))
+                answer = rummy_pb2_grpc.RummyServiceStub(channel).SolveMove(request, timeout=10)
+                assert answer.moves
         process.send_signal(sig)
         _, stderr = process.communicate(timeout=10)
     finally:
