@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from solver.cards import Card, TableCard, sort_key
@@ -227,28 +227,24 @@ def _read_table(
     played_count: int,
 ) -> tuple[_TableReading, list[Violation]]:
     """Choose a reading of the move's melds (see the module docstring) and judge it."""
-    chosen, differing = _read_with(
-        position, move, flow, verdicts, change, played_count, fallbacks=False
-    )
+
+    def judge(readings: tuple[Reading | None, ...]) -> _TableReading:
+        return _judge(position, move, flow, readings, change, played_count)
+
+    chosen, differing = _read_with(judge, verdicts, fallbacks=False)
     if chosen.violations and any(v.fallbacks for v in verdicts):
         # A mexe-mexe meld whose preferred reading breaks a rule may be meant another way:
         # 2H 3H 2S as a group of 3s where the table's 2S must keep standing for a 3 (R5).
         # The readings with fewer naturals are tried then, and used if they make it legal.
-        again, also = _read_with(
-            position, move, flow, verdicts, change, played_count, fallbacks=True
-        )
+        again, also = _read_with(judge, verdicts, fallbacks=True)
         if not again.violations:
             return again, also
     return chosen, differing
 
 
 def _read_with(
-    position: Position,
-    move: Move,
-    flow: CardFlow,
+    judge: Callable[[tuple[Reading | None, ...]], _TableReading],
     verdicts: Sequence[MeldClassification],
-    change: TableChange,
-    played_count: int,
     *,
     fallbacks: bool,
 ) -> tuple[_TableReading, list[Violation]]:
@@ -262,11 +258,9 @@ def _read_with(
         combinations *= len(options[j])
     if combinations > MAX_READING_COMBINATIONS:
         first = tuple(o[0] for o in options)
-        return _judge(position, move, flow, first, change, played_count), _ambiguity(
-            verdicts, ambiguous, options
-        )
+        return judge(first), _ambiguity(verdicts, ambiguous, options)
     combos = list(itertools.product(*options))
-    judged = [_judge(position, move, flow, combo, change, played_count) for combo in combos]
+    judged = [judge(combo) for combo in combos]
     # Among the legal readings, those with the fewest fallbacks (R4: a 2 is natural where
     # it can be); only where those differ is a meld ambiguous.
     used = [
