@@ -156,7 +156,7 @@ def parse_position(
     if ruleset.family is Family.FISHING:
         errors.add("ruleset", f"{ruleset.id} is a fishing game: use FishingService")
         errors.raise_if_any()
-    last_deal = max((c.deal for c in ruleset.contracts), default=0)
+    last_deal = ruleset.last_deal
     if last_deal and not 1 <= turn.deal_number <= last_deal:  # carioca's deals (C2)
         errors.add(
             "turn.deal_number", f"{ruleset.id} deals are 1-{last_deal}, not {turn.deal_number}"

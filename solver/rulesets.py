@@ -249,6 +249,11 @@ class Ruleset:
                 return contract
         return None
 
+    @property
+    def last_deal(self) -> int:
+        """The last contract deal (carioca: 7); 0 when the ruleset has no contracts."""
+        return max((c.deal for c in self.contracts), default=0)
+
 
 def rank_of_position(position: int) -> int:
     """Rank at a sequence position: 14 (high ace) is the ace."""

@@ -17,7 +17,6 @@ from solver.scoring_data import (
     GameEndKind,
     can_knock,
     game_target,
-    last_deal,
     reads_hands,
     traits,
 )
@@ -56,7 +55,7 @@ def check_round(
         _check_end(round_, errors)
     _check_numbers(round_, errors)
     if shape.game_end is GameEndKind.LAST_DEAL:
-        top = last_deal(ruleset)
+        top = ruleset.last_deal
         if not 1 <= round_.deal_number <= top:
             errors.add("deal_number", f"{ruleset.id} deals are 1-{top}, not {round_.deal_number}")
     _check_limit(round_, shape.game_end, errors)
@@ -150,7 +149,7 @@ def _check_hands(
     check_counts(ruleset, round_.players, counts, "hands", errors)
     # Carioca: a turn draws one card and discards one (C6), so between turns no hand holds
     # more than the deal dealt (C2).
-    contract = next((c for c in ruleset.contracts if c.deal == round_.deal_number), None)
+    contract = ruleset.contract(round_.deal_number)
     for h, hand in enumerate(round_.hands):
         if contract is not None and h not in unreadable and len(hand) > contract.cards_dealt:
             errors.add(

@@ -74,7 +74,3 @@ def reads_hands(ruleset: Ruleset, end: RoundEnd) -> bool:
     voids = shape is not None and shape.exhausted_voids_deal and end is RoundEnd.STOCK_EXHAUSTED
     return ruleset.hands_score and not voids
 
-
-def last_deal(ruleset: Ruleset) -> int:
-    """The last contract deal (carioca: 7); 0 when the ruleset has no contracts."""
-    return max((c.deal for c in ruleset.contracts), default=0)

@@ -13,7 +13,6 @@ from solver.rulesets import Ruleset, TieRule
 from solver.scoring_data import (
     GameEndKind,
     game_target,
-    last_deal,
     traits,
 )
 from solver.scoring_text import TIMES, seat, seats
@@ -36,7 +35,7 @@ def game_end(
         text = f"{seats(outcome.winners)} went out first and wins the game"
         return GameEnd(True, tuple(totals_after), outcome.winners, lines=(_line(text, rule),))
     if shape.game_end is GameEndKind.LAST_DEAL:
-        top = last_deal(r.ruleset)
+        top = r.ruleset.last_deal
         if outcome.void_deal or r.deal_number != top:
             return GameEnd(False)
         head = _line(f"deal {top} was the last deal: the game is over", rule)
