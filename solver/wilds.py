@@ -298,8 +298,8 @@ class WildAccounting:
             # At most two violations a wild (a vatikan wild that strayed with a new value).
             found = state.search(options, budget=2 * len(wilds), node_limit=EXPLAIN_NODE_LIMIT)
         if found is None:
-            # Unreachable (costly fates need no link, and the budget covers them all); a
-            # verdict here would be "legal" with no violation listed, so fail loudly.
+            # Unreachable (every wild has a costly fate that needs no link, within the
+            # budget); a verdict here would be "legal" with no violation listed: fail loudly.
             raise RuntimeError("wild accounting: no fates within the violation budget")
         fates = list(zip(wilds, found, strict=True))
         outcome = WildOutcome(ok=all(o.violation is None for o in found), fates=fates)
