@@ -30,10 +30,12 @@ from typing import TextIO
 if __package__ in (None, ""):  # ``python bench/hard_scan.py``
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.positions import PositionSpec, draws_before_play, random_position
+from bench.positions import PositionSpec, random_position
 from bench.solve_bench import machine, percentile
 from solver.position import Turn
+from solver.rulesets import get_ruleset
 from solver.search import Objective, solve_move
+from solver.turns import draws_before_play
 
 RULESETS = ("rummikub", "carrossel", "vatikan", "mexe-mexe", "shangai", "manipulation")
 
@@ -64,7 +66,7 @@ def shape_position(shape_name: str, ruleset_id: str, k: int) -> PositionSpec:
     hand_melds, hand_jokers = rng.randint(0, 4), rng.randint(0, 2)
     table_jokers = rng.randint(0, 2) if shape.table_jokers else 0
     opened = shape.opened >= 1.0 or rng.random() < shape.opened
-    drawn = draws_before_play(ruleset_id)
+    drawn = draws_before_play(get_ruleset(ruleset_id))
     turn = Turn(cards_drawn=drawn, has_opened=opened, has_melded_sequence=opened)
     table_twos = 0
     if ruleset_id == "mexe-mexe":

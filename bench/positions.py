@@ -29,15 +29,7 @@ from dataclasses import dataclass
 
 from solver.cards import JOKER_CARD, SUITS, Card, rank_name
 from solver.position import Position, Turn, parse_position
-from solver.rulesets import RULESETS, DrawRule, Ruleset, SuitRule, get_ruleset, rank_of_position
-
-
-def draws_before_play(ruleset_id: str) -> int:
-    """Cards the player must have drawn before a play is allowed (R8): one where each turn
-    starts with a draw (carrossel, mexe-mexe), none where drawing ends the turn."""
-    turn_starts_with_draw = (DrawRule.ONE_TO_THREE, DrawRule.EXACTLY_ONE)
-    return 1 if RULESETS[ruleset_id].draw_rule in turn_starts_with_draw else 0
-
+from solver.rulesets import Ruleset, SuitRule, get_ruleset, rank_of_position
 
 Span = tuple[str, int, int]  # a sequence still being cut: suit, first and last rank position
 

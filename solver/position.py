@@ -135,6 +135,15 @@ def check_counts(
         )
 
 
+def check_deal_number(
+    ruleset: Ruleset, deal: int, path: str, errors: ProblemCollector
+) -> None:
+    """A contract game's deal is one of its deals (carioca: 1-7, C2); others ignore it."""
+    last = ruleset.last_deal
+    if last and not 1 <= deal <= last:
+        errors.add(path, f"{ruleset.id} deals are 1-{last}, not {deal}")
+
+
 def parse_position(
     ruleset_id: str,
     players: int,
@@ -156,11 +165,7 @@ def parse_position(
     if ruleset.family is Family.FISHING:
         errors.add("ruleset", f"{ruleset.id} is a fishing game: use FishingService")
         errors.raise_if_any()
-    last_deal = ruleset.last_deal
-    if last_deal and not 1 <= turn.deal_number <= last_deal:  # carioca's deals (C2)
-        errors.add(
-            "turn.deal_number", f"{ruleset.id} deals are 1-{last_deal}, not {turn.deal_number}"
-        )
+    check_deal_number(ruleset, turn.deal_number, "turn.deal_number", errors)
     # Only a special card can be foreign to the deck: paths are written for those alone (a
     # path per card was a fifth of parsing a position).
     check_playable(

@@ -11,7 +11,7 @@ from collections.abc import Collection, Sequence
 
 from solver.cards import Card, format_cards
 from solver.errors import ProblemCollector
-from solver.position import check_counts, check_playable
+from solver.position import check_counts, check_deal_number, check_playable
 from solver.rulesets import Ruleset, TieRule
 from solver.scoring_data import (
     GameEndKind,
@@ -54,10 +54,7 @@ def check_round(
     if end_known:
         _check_end(round_, errors)
     _check_numbers(round_, errors)
-    if shape.game_end is GameEndKind.LAST_DEAL:
-        top = ruleset.last_deal
-        if not 1 <= round_.deal_number <= top:
-            errors.add("deal_number", f"{ruleset.id} deals are 1-{top}, not {round_.deal_number}")
+    check_deal_number(ruleset, round_.deal_number, "deal_number", errors)
     _check_limit(round_, shape.game_end, errors)
     _check_hands(round_, errors, unreadable, end_known)
 

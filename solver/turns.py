@@ -30,6 +30,12 @@ def _draws_ending_turn(rule: DrawRule) -> int | None:
     return None
 
 
+def draws_before_play(ruleset: Ruleset) -> int:
+    """Cards the player must have drawn before a play (R8, the stock not empty): one where
+    each turn starts with a draw (carrossel, mexe-mexe), none where drawing ends it."""
+    return 1 if ruleset.draw_rule in (DrawRule.ONE_TO_THREE, DrawRule.EXACTLY_ONE) else 0
+
+
 def _most_draws(rule: DrawRule) -> int | None:
     """The most cards a turn may draw under the rule (None: no limit)."""
     if rule is DrawRule.ONE_TO_THREE:
@@ -82,8 +88,7 @@ def draw_violations(position: Position) -> list[Violation]:
             )
         )
         return out
-    need_one = rule in (DrawRule.ONE_TO_THREE, DrawRule.EXACTLY_ONE)
-    if need_one and drawn == 0 and not turn.stock_empty:
+    if draws_before_play(ruleset) and drawn == 0 and not turn.stock_empty:
         out.append(
             Violation(
                 ViolationCode.DRAW_RULE,

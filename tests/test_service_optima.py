@@ -33,11 +33,13 @@ from collections import Counter
 import pytest
 
 from bench.over_grpc import position_proto
-from bench.positions import SIZES, PositionSpec, draws_before_play, random_position
+from bench.positions import SIZES, PositionSpec, random_position
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.convert import move_to_proto
 from solver.position import Turn
+from solver.rulesets import RULESETS
 from solver.search import Objective, solve_move
+from solver.turns import draws_before_play
 from tests.answer_checks import DEADLINE_S, effects_problems, judge, witness_problems
 from tests.reference.bruteforce import Optima, solve
 from tests.reference.differential import reference_flags
@@ -153,16 +155,17 @@ def test_the_positions_sent_cover_the_interesting_cases(coverage: Counter[str]) 
 
 def _dealt(ruleset_id: str) -> list[PositionSpec]:
     rng = random.Random(f"grpc-dealt/{ruleset_id}")
+    drawn = draws_before_play(RULESETS[ruleset_id])
     specs: list[PositionSpec] = []
     for size in ("mid", "large"):
         for _ in range(DEALT):
-            opening = draws_before_play(ruleset_id) == 0 and rng.random() < 0.5
+            opening = drawn == 0 and rng.random() < 0.5
             specs.append(random_position(
                 rng, ruleset_id, table_size=SIZES[size], hand_size=(3, 18),
                 table_jokers=rng.randint(0, 2),
                 table_twos=rng.randint(1, 5) if ruleset_id == "mexe-mexe" else 0,
                 hand_jokers=rng.randint(0, 2), hand_melds=rng.randint(0, 2),
-                turn=Turn(cards_drawn=draws_before_play(ruleset_id), has_opened=not opening)))
+                turn=Turn(cards_drawn=drawn, has_opened=not opening)))
     return specs
 
 

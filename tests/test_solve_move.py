@@ -27,8 +27,9 @@ from solver.cards import Card, TableCard, WildValue
 from solver.model import ModelOptions, TurnModel
 from solver.position import Move, Position, Turn, parse_position
 from solver.rebuild import _deal_groups, _deal_suited
-from solver.rulesets import RULESETS, DrawRule
+from solver.rulesets import RULESETS
 from solver.search import Objective, knock_reach, solve_move
+from solver.turns import draws_before_play
 from solver.validate import validate_move
 from tests.reference.bruteforce import as_seen
 from tests.reference.bruteforce import solve as reference_solve
@@ -43,8 +44,7 @@ _OBJ = {"most_cards": rummy_pb2.OBJECTIVE_MOST_CARDS, "fewest_points":
 def _turn(case: dict[str, Any]) -> dict[str, Any]:
     if "turn" in case:
         return dict(case["turn"])
-    rule = RULESETS[case["ruleset"]].draw_rule
-    drawn = 1 if rule in (DrawRule.ONE_TO_THREE, DrawRule.EXACTLY_ONE) else 0
+    drawn = draws_before_play(RULESETS[case["ruleset"]])
     return {"cards_drawn": drawn, "has_opened": True, "has_melded_sequence": True}
 
 
@@ -455,7 +455,7 @@ def test_going_out_first_keeps_the_optimum(
     hand (the best any play can do) gives the same optimum as the primary solve, on hands
     that can go out and on hands that cannot, and is proved either way."""
     rng = random.Random(f"going-out/{ruleset}/{size}")
-    drawn = 1 if RULESETS[ruleset].draw_rule in (DrawRule.ONE_TO_THREE, DrawRule.EXACTLY_ONE) else 0
+    drawn = draws_before_play(RULESETS[ruleset])
     positions = [
         deal(rng, ruleset, table_size=SIZES[size], hand_size=(5, 15), table_jokers=j % 2,
              hand_jokers=j // 2, turn=Turn(cards_drawn=drawn, has_opened=True)).position()

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import random
 
-from bench.positions import SIZES, PositionSpec, draws_before_play, random_position
+from bench.positions import SIZES, PositionSpec, random_position
 from solver.position import Position, Turn, parse_position
+from solver.rulesets import RULESETS
 from solver.search import Objective, SolveResult, primary_key, solve_move
+from solver.turns import draws_before_play
 from tests.reference.positions import REARRANGEMENT
 
 SUITS = "CDHS"
@@ -60,7 +62,7 @@ def _optimum(result: SolveResult, objective: Objective) -> tuple[int, ...]:
 def test_renaming_suits_and_reordering_keep_every_proved_optimum() -> None:
     compared = 0
     for rid in REARRANGEMENT:
-        drawn = draws_before_play(rid)
+        drawn = draws_before_play(RULESETS[rid])
         for size in ("mid", "large"):
             rng = random.Random(f"metamorphic/{rid}/{size}")
             for _ in range(POSITIONS):
