@@ -263,8 +263,12 @@ def _read_with(
     judged = [judge(combo) for combo in combos]
     # Among the legal readings, those with the fewest fallbacks (R4: a 2 is natural where
     # it can be); only where those differ is a meld ambiguous.
+    # Only the fallback pass can use a fallback: the first pass (the solver's re-check of
+    # every move) counts none.
     used = [
         sum(r is not None and r not in v.readings for r, v in zip(combo, verdicts, strict=True))
+        if fallbacks
+        else 0
         for combo in combos
     ]
     legal = [(n, t) for n, t in zip(used, judged, strict=True) if not t.violations]
