@@ -320,15 +320,31 @@ def _describe(reading: Reading) -> str:
     return f"the sequence {ranks}{suit}"
 
 
+def foreign_card(ruleset: Ruleset, card: Card) -> str:
+    """Why ``card`` cannot be in play in this ruleset ("" when it can): no JK in shangai."""
+    if card.special and not ruleset.is_wild_card(card):
+        return f"{card.code} is not a card of {ruleset.id}"
+    return ""
+
+
+def card_problem(ruleset: Ruleset, tc: TableCard) -> str:
+    """What is wrong with one card whatever meld it is in ("" when nothing): a card this
+    ruleset's deck does not hold, or a value written on a card that is not wild."""
+    foreign = foreign_card(ruleset, tc.card)
+    if foreign:
+        return foreign
+    if tc.value is not None and not ruleset.is_wild_card(tc.card):
+        return f"{tc.code}: only a wild card may carry a value after '='"
+    return ""
+
+
 def _basic_problem(ruleset: Ruleset, meld: tuple[TableCard, ...]) -> str:
     if len(meld) < min(ruleset.min_sequence, ruleset.group_min):
         return f"{_codes(meld)}: a meld needs at least {ruleset.group_min} cards (R2, R3)"
     for tc in meld:
-        card = tc.card
-        if card.special and not ruleset.is_wild_card(card):
-            return f"{card.code} is not a card of {ruleset.id}"
-        if tc.value is not None and not ruleset.is_wild_card(card):
-            return f"{tc.code}: only a wild card may carry a value after '='"
+        problem = card_problem(ruleset, tc)
+        if problem:
+            return problem
     if all(ruleset.is_always_wild(tc.card) or tc.value is not None for tc in meld):
         return f"{_codes(meld)}: a meld needs at least one natural card (R4)"
     return ""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from solver.cards import Card, TableCard, parse_card, parse_table_card
 from solver.errors import InvalidRequest, NotationError, ProblemCollector
-from solver.melds import MeldClassification, classify
+from solver.melds import MeldClassification, card_problem, classify, foreign_card
 from solver.rulesets import Family, Ruleset, get_ruleset
 
 Meld = tuple[TableCard, ...]
@@ -111,8 +111,9 @@ def check_playable(
 ) -> None:
     """Every card must belong to this ruleset's deck (no BROOM in rummy, no JK in shangai)."""
     for path, card in cards:
-        if card.special and not ruleset.is_wild_card(card):
-            errors.add(path, f"{card.code} is not a card of {ruleset.id}")
+        problem = foreign_card(ruleset, card)
+        if problem:
+            errors.add(path, problem)
 
 
 def check_counts(
@@ -123,11 +124,12 @@ def check_counts(
     errors: ProblemCollector,
 ) -> None:
     """No more copies of a card than the deck holds (R1); ``path`` names the field, or gives
-    it per card."""
+    it per card. A card foreign to the deck is ``check_playable``'s to name, once."""
     deck = ruleset.deck(players)
     if not deck:
         return
-    for card, count in sorted((c, n) for c, n in counts.items() if n > deck[c]):
+    excess = ((c, n) for c, n in counts.items() if n > deck[c] and not foreign_card(ruleset, c))
+    for card, count in sorted(excess):
         errors.add(
             path if isinstance(path, str) else path(card),
             f"{count} copies of {card.code}, but the {ruleset.id} deck for {players} "
@@ -142,6 +144,23 @@ def check_deal_number(
     last = ruleset.last_deal
     if last and not 1 <= deal <= last:
         errors.add(path, f"{ruleset.id} deals are 1-{last}, not {deal}")
+
+
+def _report_invalid_meld(
+    ruleset: Ruleset, m: int, meld: Meld, reason: str, errors: ProblemCollector
+) -> None:
+    """A meld of the position's table that is no meld: named at the card where one card is
+    wrong whatever meld it is in (``9H=9H``; a card foreign to the deck, which
+    ``check_playable`` has named already), else at the meld with the reason."""
+    card_level = False
+    for c, tc in enumerate(meld):
+        if foreign_card(ruleset, tc.card):
+            card_level = True
+        elif problem := card_problem(ruleset, tc):
+            errors.add(f"table[{m}].cards[{c}]", problem)
+            card_level = True
+    if not card_level:
+        errors.add(f"table[{m}]", f"invalid meld on the table: {reason}")
 
 
 def parse_position(
@@ -180,7 +199,7 @@ def parse_position(
         check_playable(ruleset, specials, errors)
         verdict = classify(ruleset, meld)
         if not verdict.ok:
-            errors.add(f"table[{m}]", f"invalid meld on the table: {verdict.reason}")
+            _report_invalid_meld(ruleset, m, meld, verdict.reason, errors)
         readings.append(verdict)
     # An excess is named where the client can fix it: the hand when it holds the card.
     in_hand = set(hand_cards)

@@ -136,13 +136,7 @@ def _check_hands(
         check_playable(
             ruleset, ((f"hands[{h}].cards[{c}]", card) for c, card in enumerate(hand)), errors
         )
-    # Cards foreign to the ruleset were reported just above; counting them again says nothing new.
-    counts: Counter[Card] = Counter(
-        card
-        for hand in round_.hands
-        for card in hand
-        if not card.special or ruleset.is_wild_card(card)
-    )
+    counts: Counter[Card] = Counter(card for hand in round_.hands for card in hand)
     check_counts(ruleset, round_.players, counts, "hands", errors)
     # Carioca: a turn draws one card and discards one (C6), so between turns no hand holds
     # more than the deal dealt (C2).

@@ -118,6 +118,50 @@ def test_invalid_meld_in_the_positions_table(rummy_stub: Any) -> None:
     assert "position.table[1]" in found
 
 
+def violation_list(error: grpc.RpcError) -> list[tuple[str, str]]:
+    """Every field violation in order, repeats kept (``field_violations`` folds them)."""
+    status = rpc_status.from_call(error)
+    assert status is not None
+    found: list[tuple[str, str]] = []
+    for detail in status.details:
+        bad = error_details_pb2.BadRequest()
+        if detail.Unpack(bad):
+            found += [(v.field, v.description) for v in bad.field_violations]
+    return found
+
+
+def test_a_value_written_on_a_natural_card_is_named_at_the_card(rummy_stub: Any) -> None:
+    # Only a wild carries a value after '=' (R5's notation, docs/api.md): the fix is in
+    # that one card, so the violation names it, once, and not its whole meld.
+    pos = position(ruleset="mexe-mexe", players=3,
+                   table=[rummy_pb2.Meld(cards=["2H=6H", "7H", "8H"]),
+                          rummy_pb2.Meld(cards=["9S", "9D=9D", "9C"])])
+    request = rummy_pb2.ValidateMoveRequest(position=pos, move=same_table_move())
+    found = violation_list(call_error(rummy_stub.ValidateMove, request))
+    assert [field for field, _ in found] == ["position.table[1].cards[1]"]
+    assert "9D=9D" in found[0][1] and "only a wild card" in found[0][1]
+
+
+@pytest.mark.parametrize(
+    ("table", "hand", "path"),
+    [
+        ([["JK", "10H", "JH"]], ["6H"], "position.table[0].cards[0]"),
+        ([["8H", "9H", "10H"]], ["6H", "JK"], "position.hand[1]"),
+    ],
+)
+def test_a_card_foreign_to_the_deck_is_named_once(
+    rummy_stub: Any, table: list[list[str]], hand: list[str], path: str
+) -> None:
+    # Shangai has no jokers: one JK is one violation at its own path, not also an invalid
+    # meld or "1 copies of JK" against a deck that holds none.
+    pos = position(ruleset="shangai", players=3, hand=hand,
+                   table=[rummy_pb2.Meld(cards=meld) for meld in table],
+                   turn=rummy_pb2.Turn(cards_drawn=1))
+    request = rummy_pb2.SolveMoveRequest(position=pos)
+    found = violation_list(call_error(rummy_stub.SolveMove, request))
+    assert found == [(path, "JK is not a card of shangai")]
+
+
 def test_missing_position(rummy_stub: Any) -> None:
     request = rummy_pb2.ValidateMoveRequest(move=same_table_move())
     found = field_violations(call_error(rummy_stub.ValidateMove, request))
