@@ -41,18 +41,24 @@ def call_error(call: Callable[..., Any], request: Any) -> grpc.RpcError:
     return error
 
 
-def field_violations(error: grpc.RpcError) -> dict[str, str]:
-    """The BadRequest detail of an INVALID_ARGUMENT error, as {field: description}."""
+def violation_list(error: grpc.RpcError) -> list[tuple[str, str]]:
+    """The BadRequest detail of an INVALID_ARGUMENT error: every field violation in order,
+    repeats kept."""
     assert error.code() is grpc.StatusCode.INVALID_ARGUMENT, error.details()
     status = rpc_status.from_call(error)
     assert status is not None, "no google.rpc.Status in the trailers"
-    found: dict[str, str] = {}
+    found: list[tuple[str, str]] = []
     for detail in status.details:
         bad = error_details_pb2.BadRequest()
         if detail.Unpack(bad):
-            found.update({v.field: v.description for v in bad.field_violations})
+            found += [(v.field, v.description) for v in bad.field_violations]
     assert found, "no BadRequest detail"
     return found
+
+
+def field_violations(error: grpc.RpcError) -> dict[str, str]:
+    """The same as {field: description}."""
+    return dict(violation_list(error))
 
 
 def validate(stub: Any, pos: rummy_pb2.RummyPosition, move: rummy_pb2.RummyMove | None = None
@@ -118,20 +124,8 @@ def test_invalid_meld_in_the_positions_table(rummy_stub: Any) -> None:
     assert "position.table[1]" in found
 
 
-def violation_list(error: grpc.RpcError) -> list[tuple[str, str]]:
-    """Every field violation in order, repeats kept (``field_violations`` folds them)."""
-    status = rpc_status.from_call(error)
-    assert status is not None
-    found: list[tuple[str, str]] = []
-    for detail in status.details:
-        bad = error_details_pb2.BadRequest()
-        if detail.Unpack(bad):
-            found += [(v.field, v.description) for v in bad.field_violations]
-    return found
-
-
 def test_a_value_written_on_a_natural_card_is_named_at_the_card(rummy_stub: Any) -> None:
-    # Only a wild carries a value after '=' (R5's notation, docs/api.md): the fix is in
+    # Only a wild carries a value after '=' (README, "Card notation"): the fix is in
     # that one card, so the violation names it, once, and not its whole meld.
     pos = position(ruleset="mexe-mexe", players=3,
                    table=[rummy_pb2.Meld(cards=["2H=6H", "7H", "8H"]),
