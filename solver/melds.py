@@ -327,12 +327,9 @@ def foreign_card(ruleset: Ruleset, card: Card) -> str:
     return ""
 
 
-def card_problem(ruleset: Ruleset, tc: TableCard) -> str:
-    """What is wrong with one card whatever meld it is in ("" when nothing): a card this
-    ruleset's deck does not hold, or a value written on a card that is not wild."""
-    foreign = foreign_card(ruleset, tc.card)
-    if foreign:
-        return foreign
+def value_on_natural(ruleset: Ruleset, tc: TableCard) -> str:
+    """Why ``tc`` is written wrongly ("" when it is not): a value after '=' on a card that
+    is not wild (SPEC §2)."""
     if tc.value is not None and not ruleset.is_wild_card(tc.card):
         return f"{tc.code}: only a wild card may carry a value after '='"
     return ""
@@ -342,7 +339,8 @@ def _basic_problem(ruleset: Ruleset, meld: tuple[TableCard, ...]) -> str:
     if len(meld) < min(ruleset.min_sequence, ruleset.group_min):
         return f"{_codes(meld)}: a meld needs at least {ruleset.group_min} cards (R2, R3)"
     for tc in meld:
-        problem = card_problem(ruleset, tc)
+        # Wrong whatever meld the card is in.
+        problem = foreign_card(ruleset, tc.card) or value_on_natural(ruleset, tc)
         if problem:
             return problem
     if all(ruleset.is_always_wild(tc.card) or tc.value is not None for tc in meld):

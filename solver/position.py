@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from solver.cards import Card, TableCard, parse_card, parse_table_card
 from solver.errors import InvalidRequest, NotationError, ProblemCollector
-from solver.melds import MeldClassification, card_problem, classify, foreign_card
+from solver.melds import MeldClassification, classify, foreign_card, value_on_natural
 from solver.rulesets import Family, Ruleset, get_ruleset
 
 Meld = tuple[TableCard, ...]
@@ -156,7 +156,7 @@ def _report_invalid_meld(
     for c, tc in enumerate(meld):
         if foreign_card(ruleset, tc.card):
             card_level = True
-        elif problem := card_problem(ruleset, tc):
+        elif problem := value_on_natural(ruleset, tc):
             errors.add(f"table[{m}].cards[{c}]", problem)
             card_level = True
     if not card_level:

@@ -265,12 +265,14 @@ def _read_with(
     # it can be); only where those differ is a meld ambiguous.
     # Only the fallback pass can use a fallback: the first pass (the solver's re-check of
     # every move) counts none.
-    used = [
-        sum(r is not None and r not in v.readings for r, v in zip(combo, verdicts, strict=True))
+    used = (
+        [
+            sum(r is not None and r not in v.readings for r, v in zip(c, verdicts, strict=True))
+            for c in combos
+        ]
         if fallbacks
-        else 0
-        for combo in combos
-    ]
+        else [0] * len(combos)
+    )
     legal = [(n, t) for n, t in zip(used, judged, strict=True) if not t.violations]
     if not legal:
         best = min(judged, key=lambda t: len(t.violations))

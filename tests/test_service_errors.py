@@ -125,8 +125,9 @@ def test_invalid_meld_in_the_positions_table(rummy_stub: Any) -> None:
 
 
 def test_a_value_written_on_a_natural_card_is_named_at_the_card(rummy_stub: Any) -> None:
-    # Only a wild carries a value after '=' (README, "Card notation"): the fix is in
-    # that one card, so the violation names it, once, and not its whole meld.
+    # SPEC §2: "A wild card on the table may carry the value it stands for after `=`" (the
+    # README's "Card notation"); SPEC §5: a malformed position is INVALID_ARGUMENT. The fix
+    # is in that one card, so the violation names it, once, and not its whole meld.
     pos = position(ruleset="mexe-mexe", players=3,
                    table=[rummy_pb2.Meld(cards=["2H=6H", "7H", "8H"]),
                           rummy_pb2.Meld(cards=["9S", "9D=9D", "9C"])])
@@ -146,8 +147,9 @@ def test_a_value_written_on_a_natural_card_is_named_at_the_card(rummy_stub: Any)
 def test_a_card_foreign_to_the_deck_is_named_once(
     rummy_stub: Any, table: list[list[str]], hand: list[str], path: str
 ) -> None:
-    # Shangai has no jokers: one JK is one violation at its own path, not also an invalid
-    # meld or "1 copies of JK" against a deck that holds none.
+    # R1: the deck follows from the ruleset, and shangai's has no jokers; SPEC §5: a bad
+    # card code is INVALID_ARGUMENT. One JK is one violation at its own path, not also an
+    # invalid meld or "1 copies of JK" against a deck that holds none.
     pos = position(ruleset="shangai", players=3, hand=hand,
                    table=[rummy_pb2.Meld(cards=meld) for meld in table],
                    turn=rummy_pb2.Turn(cards_drawn=1))
