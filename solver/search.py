@@ -86,6 +86,9 @@ class SolveStats:
     branches: int = 0
     solves: int = 0
     tie_break_proved: bool = True  # the best move's fewest melds changed is proved, too
+    # The time limit (or deadline) stopped a solve before its work limit, or a search
+    # before its last try or move: the same request may get another answer (SPEC §5).
+    time_limited: bool = False
 
 
 @dataclass(frozen=True)
@@ -139,6 +142,8 @@ class _Budget:
         self.branches = 0
         self.solves = 0
         self.tie_break_proved: bool | None = None  # set by the first lexicographic solve
+        # Work limits keep answers deterministic; the clock does not (SolveStats).
+        self.time_limited = False
 
     def solver(
         self,
@@ -211,6 +216,11 @@ class _Budget:
         self.solves += 1
         self.conflicts += int(solver.num_conflicts)
         self.branches += int(solver.num_branches)
+        if status in (cp_model.FEASIBLE, cp_model.UNKNOWN) and (
+            solver.deterministic_time < solver.parameters.max_deterministic_time
+        ):
+            # Stopped by neither an answer nor its work: by the clock.
+            self.time_limited = True
         if not primary:
             return
         if proved is None:
@@ -300,8 +310,9 @@ def solve_move(
             break
         if len(moves) < max_moves:
             _forbid(tm, solver)
-        if time.monotonic() >= budget.deadline:
-            break
+            if time.monotonic() >= budget.deadline:
+                budget.time_limited = True
+                break
     # Found best first by the model's count of melds changed; the table's own count can be
     # lower (docs/solver.md), so equally good moves are ordered by it (a stable sort: the
     # primary order stays).
@@ -318,6 +329,7 @@ def solve_move(
         # move that changes no meld is the fewest whatever the model counted.
         tie_break_proved=(budget.tie_break_proved is not False and tm.keeps_exact)
         or (bool(moves) and moves[0].melds_changed == 0),
+        time_limited=budget.time_limited,
     )
     return SolveResult(tuple(moves), optimal, stats)
 
@@ -563,6 +575,7 @@ def _solve_primary(
         if status in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
             break
         if time.monotonic() >= budget.deadline:
+            budget.time_limited = True
             break
         if status == cp_model.FEASIBLE and objective is not None:
             incumbent = solver
@@ -868,6 +881,7 @@ class KnockReach:
     can_go_out: bool
     witness: SolvedMove | None
     optimal: bool
+    time_limited: bool = False  # as SolveStats.time_limited, for either question
 
 
 def knock_reach(position: Position, time_limit_ms: int = DEFAULT_TIME_LIMIT_MS) -> KnockReach:
@@ -876,8 +890,9 @@ def knock_reach(position: Position, time_limit_ms: int = DEFAULT_TIME_LIMIT_MS) 
     rs = position.ruleset
     deadline = time.monotonic() + max(time_limit_ms, 1) / 1000.0
     best = solve_move(position, Objective.FEWEST_POINTS, 1, time_limit_ms)
+    time_limited = best.stats.time_limited
     if not best.moves:
-        return KnockReach(None, False, False, None, best.optimal)
+        return KnockReach(None, False, False, None, best.optimal, time_limited)
     top = best.moves[0]
     points = top.verdict.hand_points_after
     can_go_out = top.verdict.went_out
@@ -887,17 +902,19 @@ def knock_reach(position: Position, time_limit_ms: int = DEFAULT_TIME_LIMIT_MS) 
     if rs.knock_threshold and can_go_out:
         # Going out leaves 0 points; a knock needs a hand worth 1..threshold after a play.
         left_ms = max(round((deadline - time.monotonic()) * 1000.0), 1)
-        found, settled = _knock_play_exists(position, left_ms)
+        found, settled, cut = _knock_play_exists(position, left_ms)
         optimal = optimal and settled
         can_knock = can_knock or found
-    return KnockReach(points, can_knock, can_go_out, witness, optimal)
+        time_limited = time_limited or cut
+    return KnockReach(points, can_knock, can_go_out, witness, optimal, time_limited)
 
 
-def _knock_play_exists(position: Position, time_limit_ms: int) -> tuple[bool, bool]:
+def _knock_play_exists(position: Position, time_limit_ms: int) -> tuple[bool, bool, bool]:
     """Does some play leave 1..threshold points (R10)? Any such play answers it, so this is
     a search for one, not for the best: on large tables where the hand can go out it is
     several times faster than the lowest total above 0 (docs/solver.md). Returns whether
-    one was found (and re-checked by ``validate_move``) and whether the answer is settled."""
+    one was found (and re-checked by ``validate_move``), whether the answer is settled, and
+    whether the clock stopped a solve (``SolveStats.time_limited``)."""
     budget = _Budget(time_limit_ms)
     tm, oracle = _turn_model(position, budget)
     tm.model.add(tm.hand_points_after >= 1)
@@ -906,12 +923,13 @@ def _knock_play_exists(position: Position, time_limit_ms: int) -> tuple[bool, bo
         tm.model, True, budget,
         probe_last=tm.wild_runs_possible, third_round=position.ruleset.add_must_be_maximal,
     )
+    budget.record(solver, status, primary=False)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return False, status == cp_model.INFEASIBLE
+        return False, status == cp_model.INFEASIBLE, budget.time_limited
     move = rebuild_move(tm, solver)
     play = _checked(position, move, oracle)
     if not play.verdict.knock_eligible:
         raise SolverError(
             f"the solver's knock play leaves {play.verdict.hand_points_after} points (R10)"
         )
-    return True, True
+    return True, True, budget.time_limited

@@ -241,3 +241,78 @@ def test_an_unsettled_largest_add_leaves_time_for_meld_plays(
     assert result.moves and not result.optimal
     monkeypatch.setattr(search, "_max_played", real)
     assert validate_move(with_meld, result.moves[0].move).legal
+
+
+# SPEC §5: "Deterministic: the same request gives the same answer." Work limits keep it so;
+# only the clock can break it, and an answer says when the clock stopped its search.
+# A vatikan position whose 14-card hand takes a few hundred milliseconds to settle.
+VATIKAN = rummy_pb2.RummyPosition(
+    ruleset="vatikan",
+    players=3,
+    table=[
+        rummy_pb2.Meld(cards=m.split())
+        for m in (
+            "6C 6D 6H 6S", "AD 2S 3S 4C 5D 6H 7S 8D", "7H 8S 9C 10S JS QD KS",
+            "AS 2D 3D 4D 5H 6S 7H 8H 9H 10H JS QC", "10C JH QS KH", "4H 5S 6C 7C 8H",
+            "7S 8C 9S 10H JH", "7D 8C 9D 10D JD QH", "10D JC QH", "AS 2S 3H", "2C 3C 4H 5C",
+            "AC 2D 3C 4S 5D", "AH 2C 3H 4D 5C",
+        )
+    ],
+    hand=["AH", "5S", "6D", "8S", "10S", "QC", "QS", "KC", "KC", "KD", "KD", "KH", "KS", "JK"],
+    turn=rummy_pb2.Turn(has_melded_sequence=True),
+)
+
+
+def test_an_answer_says_when_the_clock_stopped_its_search(rummy_stub: Any) -> None:
+    """With 1 ms no solve reaches its work limit: time_limited. With the default limit the
+    same position is settled by work alone, and asking again gives the very same answer."""
+    cut = rummy_stub.SolveMove(
+        rummy_pb2.SolveMoveRequest(position=VATIKAN, time_limit_ms=1), timeout=30
+    )
+    assert cut.stats.time_limited
+    assert not cut.optimal
+    # About 0.5 s on an idle 2-core machine: the most time a request may ask keeps a busy
+    # CI machine from cutting it.
+    request = rummy_pb2.SolveMoveRequest(position=VATIKAN, max_moves=2, time_limit_ms=30_000)
+    first = rummy_stub.SolveMove(request, timeout=60)
+    assert first.optimal
+    assert not first.stats.time_limited
+    again = rummy_stub.SolveMove(request, timeout=60)
+    assert again.moves == first.moves
+    assert not again.stats.time_limited
+
+
+def test_check_knock_says_when_the_clock_stopped_its_search(rummy_stub: Any) -> None:
+    position = CARROSSEL.position
+    cut = rummy_stub.CheckKnock(
+        rummy_pb2.CheckKnockRequest(position=VATIKAN, time_limit_ms=1), timeout=30
+    )
+    assert cut.time_limited
+    settled = rummy_stub.CheckKnock(rummy_pb2.CheckKnockRequest(position=position), timeout=30)
+    assert settled.optimal
+    assert not settled.time_limited
+    with_move = rummy_stub.CheckKnock(
+        rummy_pb2.CheckKnockRequest(position=position, move=CARROSSEL.move), timeout=30
+    )
+    assert not with_move.time_limited
+
+
+def test_a_solve_stopped_by_its_work_is_not_time_limited() -> None:
+    """The distinction the flag rests on: a try that ends at its work limit is the same on
+    any machine; one that ends at the clock is not."""
+    position = parse_position(
+        "vatikan",
+        3,
+        [list(m.cards) for m in VATIKAN.table],
+        list(VATIKAN.hand),
+        Turn(has_melded_sequence=True),
+    )
+    for work, limit_ms, clock in ((1e-4, 60_000, False), (None, 1, True)):
+        budget = search._Budget(limit_ms)
+        tm, _ = search._turn_model(position, budget)
+        tm.model.maximize(tm.played)
+        solver = budget.solver(work=work, lean=True)
+        status = solver.solve(tm.model)
+        budget.record(solver, status)
+        assert status not in (search.cp_model.OPTIMAL, search.cp_model.INFEASIBLE)
+        assert budget.time_limited is clock

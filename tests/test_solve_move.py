@@ -5,6 +5,7 @@ tests/test_solver_vs_bruteforce.py and tests/test_rummikub_solver_agreement.py."
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import tomllib
 from collections import Counter
@@ -21,6 +22,7 @@ from bench.positions import SIZES, bench_positions
 from bench.positions import random_position as deal
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.cli import main as cli_main
+from service.cli_commands.hint import render
 from solver import search
 from solver.cards import JOKER_CARD as JOKER
 from solver.cards import Card, TableCard, WildValue
@@ -986,6 +988,17 @@ def test_cli_hint(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main(["hint", "carrossel", "--table", "7H 8S JK=9", "--hand", "5C"]) == 1
 
 
+def test_cli_hint_says_when_the_clock_cut_an_optimal_answer() -> None:
+    """SPEC §5 ("the same request gives the same answer") holds unless the time limit cut the
+    search; an optimal first move can then come with other further moves, and says so."""
+    position = parse_position("carrossel", 2, [["7H", "8S", "JK=9"]], ["5C", "9D"], Turn(1))
+    result = solve_move(position, None, 2)
+    assert result.optimal and not result.stats.time_limited
+    assert render(result).splitlines()[-1].startswith("optimal; ")
+    cut = dataclasses.replace(result, stats=dataclasses.replace(result.stats, time_limited=True))
+    assert "optimal (the time limit cut the rest of the search" in render(cut)
+
+
 @pytest.mark.parametrize(
     ("table", "hand", "runs", "groups"),
     [
@@ -1113,3 +1126,29 @@ def test_a_move_that_changes_no_meld_has_a_proved_tie_break_even_where_d4_applie
     result = solve_move(position, Objective.MOST_CARDS)
     assert (result.moves[0].cards_played, result.moves[0].melds_changed) == (3, 0)
     assert result.optimal and result.stats.tie_break_proved
+
+
+def _tables(result: search.SolveResult) -> list[list[tuple[str, ...]]]:
+    return [sorted(tuple(sorted(tc.code for tc in meld)) for meld in s.move.table)
+            for s in result.moves]
+
+
+def _table(*melds: str) -> list[tuple[str, ...]]:
+    return sorted(tuple(sorted(meld.split())) for meld in melds)
+
+
+def test_further_moves_are_other_solutions_and_other_tables() -> None:
+    """Issue 4: "distinct = different multiset of cards played or different table". A
+    solution fixes how many cards of each suit fill each run place, not which run through
+    that place holds which (docs/solver.md): two 4s exchanged between such runs are one
+    move, listed once. Two aces traded between a low place and a high one are two tables,
+    and both are listed."""
+    carrossel = parse_position("carrossel", 3, [["JK=3", "4D", "5C"]], ["2D", "JK", "4S"], Turn(1))
+    tables = _tables(solve_move(carrossel, None, 4))
+    assert _table("JK=3 4D 5C", "2D JK=3 4S") in tables
+    assert _table("2D JK=3 4D", "JK=3 4S 5C") not in tables
+    middle = "4S 5S 6S 7S 8S 9S 10S JS QS KS"
+    run = f"2S 3S {middle} AS"
+    vatikan = parse_position("vatikan", 3, [run.split()], ["AH"], Turn(has_melded_sequence=True))
+    tables = _tables(solve_move(vatikan, None, 3))
+    assert tables[:2] == [_table("AS 2S 3S", f"{middle} AH"), _table("AH 2S 3S", f"{middle} AS")]

@@ -75,5 +75,7 @@ def render(result: SolveResult) -> str:
         if solved.move.to_hand:
             lines.append(f"  to hand: {' '.join(c.code for c in solved.move.to_hand)}")
     proof = "optimal" if result.optimal else "best found in the time limit (not proved)"
+    if result.optimal and result.stats.time_limited:
+        proof += " (the time limit cut the rest of the search: more time may list other moves)"
     lines.append(f"{proof}; {result.stats.wall_time_ms:.0f} ms")
     return "\n".join(lines)

@@ -48,6 +48,7 @@ def handle(
         can_knock=reach.can_knock,
         can_go_out=reach.can_go_out,
         optimal=reach.optimal,
+        time_limited=reach.time_limited,
     )
     if reach.witness is not None:
         response.witness.CopyFrom(convert.move_to_proto(reach.witness.move))

@@ -68,5 +68,6 @@ def handle(
             conflicts=stats.conflicts,
             num_solutions=len(result.moves),
             tie_break_proved=bool(result.moves) and stats.tie_break_proved,
+            time_limited=stats.time_limited,
         ),
     )
