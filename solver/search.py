@@ -50,6 +50,13 @@ PRIMARY_TRIES: tuple[tuple[float | None, bool], ...] = (
 # (docs/performance.md).
 SHORT_TRIES = (*PRIMARY_TRIES[:4], PRIMARY_TRIES[-1])
 MAX_MOVES = 20
+# Solves one SolveMove may make per move asked (and one more round). A table can come back
+# as several solutions (a meld kept or laid again, two identical jokers trading places),
+# each a solve that lists nothing; with 3 per move, two audits found 39 positions in 6,000
+# whose lists stopped short of max_moves while more moves existed. With 10 all 86 of those
+# lists were complete, and 540 other positions made exactly the same solves (the limit is
+# only reached where such twins keep coming; docs/solver.md).
+MOVE_ATTEMPTS = 10
 # A move as the player sees it (``_table_key``): the table's melds, the cards taken back.
 TableKey = tuple[tuple["MeldKey", ...], tuple[str, ...]]
 
@@ -286,7 +293,7 @@ def solve_move(
     ceiling: int | None = None
     primary = _primary(tm, objective)[0]
     attempts = 0
-    while len(moves) < max_moves and attempts < 3 * max_moves + 3:
+    while len(moves) < max_moves and attempts < MOVE_ATTEMPTS * (max_moves + 1):
         attempts += 1
         solver = _solve_lexicographic(tm, objective, budget, ceiling)
         if solver is None:

@@ -1152,3 +1152,29 @@ def test_further_moves_are_other_solutions_and_other_tables() -> None:
     vatikan = parse_position("vatikan", 3, [run.split()], ["AH"], Turn(has_melded_sequence=True))
     tables = _tables(solve_move(vatikan, None, 3))
     assert tables[:2] == [_table("AS 2S 3S", f"{middle} AH"), _table("AH 2S 3S", f"{middle} AS")]
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "players", "table", "hand", "turn", "objective"),
+    [
+        # Two audits of 2026-12-02: each of these listed 2 moves of the 3 asked for (the
+        # rummikub jokers' one), though a brute force finds 3 or more: a table came back as
+        # several solutions until the solves allowed ran out.
+        ("vatikan", 3, ["KS KD KH", "JK=8 8D 8H"], "QD 8H 6H 9D 7H",
+         Turn(has_melded_sequence=True), Objective.FEWEST_POINTS),
+        ("rummikub", 2, ["7C JK=7 7D JK=7", "QS QD QC"], "7H 10D 7D KS 7H",
+         Turn(has_opened=True), Objective.MOST_CARDS),
+        ("rummikub", 4, ["5C 5S 5H", "JK=5 5D 5C 5S", "4D JK=4 4H 4C"], "10D 4C 4D",
+         Turn(has_opened=True), Objective.MOST_CARDS),
+    ],
+)
+def test_a_hint_list_is_as_long_as_asked_when_moves_exist(
+    ruleset: str, players: int, table: list[str], hand: str, turn: Turn, objective: Objective
+) -> None:
+    """SPEC §4: "up to max_moves legal moves, best first": fewer only when fewer exist."""
+    position = parse_position(ruleset, players, [m.split() for m in table], hand.split(), turn)
+    result = solve_move(position, objective, 3)
+    assert len(result.moves) == 3
+    assert len({search._table_key(m.move) for m in result.moves}) == 3
+    for solved in result.moves:
+        assert validate_move(position, solved.move).legal
