@@ -50,12 +50,9 @@ PRIMARY_TRIES: tuple[tuple[float | None, bool], ...] = (
 # (docs/performance.md).
 SHORT_TRIES = (*PRIMARY_TRIES[:4], PRIMARY_TRIES[-1])
 MAX_MOVES = 20
-# Solves one SolveMove may make per move asked (and one more round). A table can come back
-# as several solutions (a meld kept or laid again, two identical jokers trading places),
-# each a solve that lists nothing; with 3 per move, two audits found 39 positions in 6,000
-# whose lists stopped short of max_moves while more moves existed. With 10 all 86 of those
-# lists were complete, and 540 other positions made exactly the same solves (the limit is
-# only reached where such twins keep coming; docs/solver.md).
+# Solves per move asked (plus one round): a table can come back as several solutions (a
+# meld kept or laid again, two jokers trading places), each a solve that lists nothing, and
+# 3 left some lists short while more moves existed (docs/solver.md, measured there).
 MOVE_ATTEMPTS = 10
 # A move as the player sees it (``_table_key``): the table's melds, the cards taken back.
 TableKey = tuple[tuple["MeldKey", ...], tuple[str, ...]]
