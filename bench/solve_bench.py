@@ -10,8 +10,8 @@ Rummikub positions are then solved by rummikub-solver in the same run (interleav
 ours then one of theirs), and it prints both medians and p90s, the ratios theirs / ours,
 and whether the answers (tiles placed) agree. With ``--grpc`` each position is also sent as a
 ``SolveMove`` call to a server in another process (started for the run, or ``--target``), and
-the client's wall time is printed beside the in-process one. See bench/README.md for how to
-read the output.
+the client's wall time is printed beside the in-process one; once every position has run,
+the same calls are sent again back to back. See bench/README.md for how to read the output.
 
 Exit status: 0, or 1 when an answer differs from rummikub-solver's in a way its joker
 restriction does not explain, when a SolveMove call answers differently from the in-process
@@ -51,6 +51,7 @@ from solver.position import Position
 from solver.search import Objective, default_objective, solve_move
 
 if TYPE_CHECKING:
+    from carrossel.v1.rummy_pb2 import SolveMoveRequest
     from carrossel.v1.rummy_pb2_grpc import RummyServiceStub
 
 RULESETS = ("carrossel", "rummikub")  # the default run; HAND_SIZES lists all it can time
@@ -75,6 +76,10 @@ class Row:
     theirs_ms: list[float] = field(default_factory=list)
     grpc_ms: list[float] = field(default_factory=list)  # SolveMove calls, client wall time
     server_ms: list[float] = field(default_factory=list)  # the same calls' SolveStats.wall_time_ms
+    # The same requests sent again one after another, once every row has run (``--grpc``):
+    # the server then never idles between two calls (bench/README.md, "Through gRPC").
+    requests: list[tuple[SolveMoveRequest, int]] = field(default_factory=list)  # with cards played
+    back_to_back_ms: list[float] = field(default_factory=list)
     grpc_differs: int = 0  # calls whose best move played a different number of cards
     tables: list[int] = field(default_factory=list)
     not_optimal: int = 0
@@ -173,6 +178,7 @@ def run(
                         row.grpc_ms.append(call_ms)
                         row.server_ms.append(server_ms)
                         row.grpc_differs += played_rpc != played
+                        row.requests.append((request, played))
                     if not (compare and rid == "rummikub"):
                         continue
                     theirs = their_answer(position, JokerModel.PUBLISHED)
@@ -185,6 +191,12 @@ def run(
                         row.explained += 1
                     else:
                         row.unexplained.append(_mismatch(spec, played, theirs.describe()))
+        if stub is not None:
+            for row in rows:
+                for request, played in row.requests:
+                    played_rpc, call_ms, _ = time_solve_move(stub, request)
+                    row.back_to_back_ms.append(call_ms)
+                    row.grpc_differs += played_rpc != played
         return rows
     finally:
         gc.unfreeze()
@@ -283,6 +295,21 @@ def _report_grpc(rows: Sequence[Row], say: Callable[[str], None]) -> None:
         "server p50 = the solve's own wall time in the server, as each answer reports it "
         "(SolveStats.wall_time_ms); differs = calls whose best move played a different number "
         "of cards than the in-process solve of the same position"
+    )
+    say("")
+    say("SolveMove through gRPC, the same calls again back to back (ms)")
+    say(f"{'ruleset':<10} {'size':<6} {'n':>4} {'p50':>8} {'p90':>8} {'theirs p50 / p50':>17}")
+    for row in rows:
+        p50 = percentile(row.back_to_back_ms, 50)
+        theirs = percentile(row.theirs_ms, 50) if row.theirs_ms else None
+        ratio = f"{theirs / p50:.1f}x" if theirs else "-"
+        say(
+            f"{row.ruleset:<10} {row.size:<6} {len(row.back_to_back_ms):>4} {p50:>8.1f} "
+            f"{percentile(row.back_to_back_ms, 90):>8.1f} {ratio:>17}"
+        )
+    say(
+        "back to back = each call sent as soon as the one before it answered, with no "
+        "in-process solve or rummikub-solver between them (theirs p50 is still the run's own)"
     )
 
 

@@ -58,6 +58,9 @@ def test_bench_times_solve_move_through_a_server_it_starts(
     grpc_rows = [row for row in rows if len(row) == 12]  # the gRPC table's rows
     assert [row[1] for row in grpc_rows] == ["small", "mid"], out
     assert all(row[-1] == "0" for row in grpc_rows), out  # same cards as in-process
+    again = out.split("the same calls again back to back")[1]
+    back_to_back = [line.split() for line in again.splitlines() if line.startswith("rummikub   ")]
+    assert [(row[1], row[2]) for row in back_to_back[:2]] == [("small", "1"), ("mid", "1")], out
 
 
 def test_bench_calls_a_running_server(
