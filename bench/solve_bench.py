@@ -268,6 +268,11 @@ def report(rows: Sequence[Row], out: TextIO) -> None:
             say(f"MISMATCH {line}")
 
 
+def _ratio(theirs: float | None, ours: float) -> str:
+    """rummikub-solver's time over ours, or "-" where it did not run."""
+    return f"{theirs / ours:.1f}x" if theirs else "-"
+
+
 def _report_grpc(rows: Sequence[Row], say: Callable[[str], None]) -> None:
     if not rows:
         return
@@ -283,8 +288,7 @@ def _report_grpc(rows: Sequence[Row], say: Callable[[str], None]) -> None:
         server = percentile(row.server_ms, 50)
         added = p50 - percentile(row.ours_ms, 50)
         theirs = percentile(row.theirs_ms, 50) if row.theirs_ms else None
-        ratio = f"{theirs / p50:.1f}x" if theirs else "-"
-        server_ratio = f"{theirs / server:.1f}x" if theirs else "-"
+        ratio, server_ratio = _ratio(theirs, p50), _ratio(theirs, server)
         say(
             f"{row.ruleset:<10} {row.size:<6} {len(row.grpc_ms):>4} {p50:>8.1f} "
             f"{percentile(row.grpc_ms, 90):>8.1f} {percentile(row.grpc_ms, 99):>8.1f} "
@@ -302,10 +306,9 @@ def _report_grpc(rows: Sequence[Row], say: Callable[[str], None]) -> None:
     for row in rows:
         p50 = percentile(row.back_to_back_ms, 50)
         theirs = percentile(row.theirs_ms, 50) if row.theirs_ms else None
-        ratio = f"{theirs / p50:.1f}x" if theirs else "-"
         say(
             f"{row.ruleset:<10} {row.size:<6} {len(row.back_to_back_ms):>4} {p50:>8.1f} "
-            f"{percentile(row.back_to_back_ms, 90):>8.1f} {ratio:>17}"
+            f"{percentile(row.back_to_back_ms, 90):>8.1f} {_ratio(theirs, p50):>17}"
         )
     say(
         "back to back = each call sent as soon as the one before it answered, with no "
