@@ -32,10 +32,10 @@ if __package__ in (None, ""):  # ``python bench/hard_scan.py``
 
 from bench.positions import PositionSpec, random_position
 from bench.solve_bench import machine, percentile
-from solver.position import Turn
-from solver.rulesets import get_ruleset
-from solver.search import Objective, solve_move
-from solver.turns import draws_before_play
+from solver.core.rulesets import get_ruleset
+from solver.rearrangement.search import Objective, solve_move
+from solver.rearrangement.turns import draws_before_play
+from solver.rummy.position import Turn
 
 RULESETS = ("rummikub", "carrossel", "vatikan", "mexe-mexe", "shangai", "manipulation")
 

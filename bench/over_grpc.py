@@ -24,8 +24,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from bench.positions import PositionSpec
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.convert import enum_to_proto
-from solver.position import Turn
-from solver.search import Objective
+from solver.rearrangement.search import Objective
+from solver.rummy.position import Turn
 
 
 def free_port() -> int:

@@ -27,9 +27,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from solver.cards import JOKER_CARD, SUITS, Card, rank_name
-from solver.position import Position, Turn, parse_position
-from solver.rulesets import Ruleset, SuitRule, get_ruleset, rank_of_position
+from solver.core.cards import JOKER_CARD, SUITS, Card, rank_name
+from solver.core.rulesets import Ruleset, SuitRule, get_ruleset, rank_of_position
+from solver.rummy.position import Position, Turn, parse_position
 
 Span = tuple[str, int, int]  # a sequence still being cut: suit, first and last rank position
 
@@ -112,9 +112,9 @@ def partition_deck(rng: random.Random, ruleset: Ruleset, players: int) -> list[l
             pos = _position_of(span, rank)
             if pos >= 0 and _cuttable(span, pos):
                 by_suit.setdefault(span[0], []).append(i)
-        if len(by_suit) < ruleset.group_min:
+        if len(by_suit) < ruleset.melds.group_min:
             continue
-        size = rng.randint(ruleset.group_min, min(ruleset.group_max, len(by_suit)))
+        size = rng.randint(ruleset.melds.group_min, min(ruleset.melds.group_max, len(by_suit)))
         chosen = sorted(rng.sample(sorted(by_suit), size))
         cut_at = {rng.choice(by_suit[suit]) for suit in chosen}
         kept: list[Span] = []
@@ -128,7 +128,7 @@ def partition_deck(rng: random.Random, ruleset: Ruleset, players: int) -> list[l
         [Card(rank_of_position(pos), suit) for pos in range(first, last + 1)]
         for suit, first, last in pieces
     ]
-    if ruleset.sequence_suits is SuitRule.ANY_SUIT:
+    if ruleset.melds.sequence_suits is SuitRule.ANY_SUIT:
         _mix_suits(rng, runs)
     return runs + groups
 
@@ -157,7 +157,7 @@ def _codes(
         if i != wild_at:
             out.append(card.code)
             continue
-        suited = not is_group and ruleset.sequence_suits is SuitRule.SAME_SUIT
+        suited = not is_group and ruleset.melds.sequence_suits is SuitRule.SAME_SUIT
         out.append(f"{wild.code}={rank_name(card.rank)}{card.suit if suited else ''}")
     return tuple(out)
 

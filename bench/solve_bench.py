@@ -47,8 +47,8 @@ if __package__ in (None, ""):  # ``python bench/solve_bench.py``
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.positions import HAND_SIZES, SIZES, PositionSpec, bench_positions
-from solver.position import Position
-from solver.search import Objective, default_objective, solve_move
+from solver.rearrangement.search import Objective, default_objective, solve_move
+from solver.rummy.position import Position
 
 if TYPE_CHECKING:
     from carrossel.v1.rummy_pb2 import SolveMoveRequest

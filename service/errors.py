@@ -15,7 +15,7 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from solver.errors import FieldProblem, InvalidRequest
+from solver.core.errors import FieldProblem, InvalidRequest
 
 FieldViolations = Iterable[tuple[str, str]]
 
@@ -57,7 +57,7 @@ def abort_invalid(context: grpc.ServicerContext, violations: FieldViolations) ->
 
 
 def abort_invalid_request(context: grpc.ServicerContext, error: InvalidRequest) -> NoReturn:
-    """Abort the call for a ``solver.errors.InvalidRequest`` (its paths are request-relative)."""
+    """Abort the call for an ``InvalidRequest`` (its paths are request-relative)."""
     abort_invalid(context, problems_as_pairs(error.problems))
 
 

@@ -1,6 +1,6 @@
 """One server interceptor for every call: error mapping and a structured log line.
 
-- ``solver.errors.InvalidRequest`` raised anywhere in a handler becomes ``INVALID_ARGUMENT``
+- ``solver.core.errors.InvalidRequest`` raised anywhere in a handler becomes ``INVALID_ARGUMENT``
   with a ``google.rpc.BadRequest`` (its field paths are relative to the request).
 - Any other unexpected exception becomes ``INTERNAL`` with a sentence; the server keeps serving.
 - Every call logs one JSON line to the ``carrossel.rpc`` logger: method, status code, ms.
@@ -17,7 +17,7 @@ from typing import Any
 import grpc
 
 from service.errors import bad_request_status, problems_as_pairs
-from solver.errors import InvalidRequest
+from solver.core.errors import InvalidRequest
 
 log = logging.getLogger("carrossel.rpc")
 

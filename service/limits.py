@@ -13,9 +13,9 @@ from contextlib import AbstractContextManager, contextmanager
 import grpc
 
 from service.errors import abort_resource_exhausted
-from solver.position import Position
-from solver.search import DEFAULT_TIME_LIMIT_MS, SearchUndecided, max_cards_placed
-from solver.turns import PlacedOracle
+from solver.rearrangement.search import DEFAULT_TIME_LIMIT_MS, SearchUndecided, max_cards_placed
+from solver.rearrangement.turns import PlacedOracle
+from solver.rummy.position import Position
 
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 """The largest request or response message, in bytes (both directions)."""

@@ -6,9 +6,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from solver.cards import Card
-from solver.rulesets import Ruleset
-from solver.scoring import RoundEnd, RoundToScore
+from solver.core.cards import Card
+from solver.core.rulesets import Ruleset
+from solver.rummy.scoring import RoundEnd, RoundToScore
 
 
 def _knock_hand(ruleset: Ruleset, pile: list[Card], two: bool) -> list[Card]:

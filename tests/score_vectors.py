@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from solver.errors import InvalidRequest
-from solver.scoring import RoundScore, parse_round, parse_round_end, score_round
+from solver.core.errors import InvalidRequest
+from solver.rummy.scoring import RoundScore, parse_round, parse_round_end, score_round
 
 VECTORS = Path(__file__).resolve().parent / "vectors" / "score"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from solver.cards import parse_card
-from solver.errors import InvalidRequest
-from solver.rulesets import CARIOCA
-from solver.scoring import RoundEnd, RoundToScore, score_round
+from solver.core.cards import parse_card
+from solver.core.errors import InvalidRequest
+from solver.core.rulesets import CARIOCA
+from solver.rummy.scoring import RoundEnd, RoundToScore, score_round
 from tests.score_vectors import Case, params, run_case
 
 
@@ -19,7 +19,7 @@ def test_c7_vectors(case: Case) -> None:
 
 @pytest.mark.parametrize("deal", range(1, 8))
 def test_c2_every_deal_names_its_contract_and_only_deal_7_ends(deal: int) -> None:
-    contract = CARIOCA.contract(deal)
+    contract = CARIOCA.contract.for_deal(deal)
     assert contract is not None
     hands = ((), (parse_card("KS"),))
     score = score_round(RoundToScore(CARIOCA, 2, RoundEnd.WENT_OUT, 0, hands, deal_number=deal))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.cli import main
-from service.cli_commands.score import split_hands
+from service.cli.commands.score import split_hands
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:

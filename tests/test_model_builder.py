@@ -1,4 +1,4 @@
-"""The CpModel subclass ``solver.model`` builds on writes what OR-Tools' own class writes.
+"""The CpModel subclass the turn model builds on writes what OR-Tools' own class writes.
 
 ``_CpModel`` replaces two of ``CpModel``'s methods with faster ones (objectives written in
 two extends rather than term by term; clones that skip the camelCase aliases). These tests
@@ -12,8 +12,8 @@ import pytest
 from ortools.sat.python import cp_model
 
 from bench.positions import bench_positions
-from solver.model import TurnModel, _CpModel
-from solver.search import _options
+from solver.rearrangement.model import TurnModel, _CpModel
+from solver.rearrangement.search import _options
 
 
 def _models() -> list[TurnModel]:
@@ -22,7 +22,10 @@ def _models() -> list[TurnModel]:
         for spec in bench_positions(ruleset, "mid", 3, 4):
             position = spec.position()
             out.append(
-                TurnModel(position, _options(position, position.ruleset.max_new_melds, None))
+                TurnModel(
+                    position,
+                    _options(position, position.ruleset.rearrangement.max_new_melds, None),
+                )
             )
     return out
 

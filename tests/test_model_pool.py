@@ -9,9 +9,9 @@ and one with holes has at most ``free wilds // holes`` copies. The brute-force d
 
 from __future__ import annotations
 
-from solver.model import TurnModel
-from solver.position import Position, Turn, parse_position
-from solver.search import Objective, _options, solve_move
+from solver.rearrangement.model import TurnModel
+from solver.rearrangement.search import Objective, _options, solve_move
+from solver.rummy.position import Position, Turn, parse_position
 
 
 def _rummikub(hand: list[str]) -> Position:
@@ -19,7 +19,8 @@ def _rummikub(hand: list[str]) -> Position:
 
 
 def _model(position: Position) -> TurnModel:
-    return TurnModel(position, _options(position, position.ruleset.max_new_melds, None))
+    limit = position.ruleset.rearrangement.max_new_melds
+    return TurnModel(position, _options(position, limit, None))
 
 
 def _upper(tm: TurnModel, shape: tuple[int, int, str]) -> int:

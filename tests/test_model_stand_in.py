@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import pytest
 
-from solver import model
-from solver.cards import WildValue
-from solver.model import TurnModel
-from solver.position import Position, Turn, parse_position
-from solver.search import Objective, SolveResult, _options, solve_move
+from solver.core.cards import WildValue
+from solver.rearrangement import model
+from solver.rearrangement.model import TurnModel
+from solver.rearrangement.search import Objective, SolveResult, _options, solve_move
+from solver.rummy.position import Position, Turn, parse_position
 
 
 def _model(position: Position) -> TurnModel:
-    return TurnModel(position, _options(position, position.ruleset.max_new_melds, None))
+    limit = position.ruleset.rearrangement.max_new_melds
+    return TurnModel(position, _options(position, limit, None))
 
 
 def _rummikub(table: list[list[str]], hand: list[str], opened: bool = True) -> Position:

@@ -1,4 +1,5 @@
-"""The primary solve's tries (``solver.search._solve_primary``): once a try has found a
+"""The primary solve's tries (``solver.rearrangement.search._solve_primary``): once a try has
+found a
 solution it could not prove, the later tries search only strictly better ones; and the last
 try, the one without a work limit, probes where wilds are enough for a run of their own.
 
@@ -13,8 +14,8 @@ from typing import Any
 import pytest
 from ortools.sat.python import cp_model
 
-from solver import search
-from solver.position import Turn, parse_position
+from solver.rearrangement import search
+from solver.rummy.position import Turn, parse_position
 
 VALUES = (6, 5, 4, 3, 7)
 WEIGHTS = (4, 3, 2, 2, 5)

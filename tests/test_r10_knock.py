@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from solver.rulesets import CARROSSEL, MEXE_MEXE, RUMMIKUB
-from solver.turns import knock_eligible
+from solver.core.rulesets import CARROSSEL, MEXE_MEXE, RUMMIKUB
+from solver.rearrangement.turns import knock_eligible
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from solver.rulesets import CARROSSEL
-from solver.scoring import RoundEnd, RoundToScore, score_round
+from solver.core.rulesets import CARROSSEL
+from solver.rummy.scoring import RoundEnd, RoundToScore, score_round
 from tests.score_hands import dealt_rounds
 from tests.score_vectors import Case, check_lines_add_up, params, run_case
 
@@ -36,7 +36,7 @@ def test_r11_only_the_lowest_score_and_never_negative(r: RoundToScore) -> None:
     assert all(p >= 0 for p in score.round_points)
     assert all(p == 0 for i, p in enumerate(score.round_points) if i not in winners)
     values = [r.ruleset.hand_points(h) for h in r.hands]
-    bonus = CARROSSEL.knock_bonus if r.end is RoundEnd.KNOCK and winners != [r.ender] else 0
+    bonus = CARROSSEL.scoring.knock_bonus if r.end is RoundEnd.KNOCK and winners != [r.ender] else 0
     losers = [i for i in range(r.players) if i not in winners]
     for w in winners:
         assert score.round_points[w] == sum(values[i] - values[w] for i in losers) + bonus
@@ -50,5 +50,5 @@ def test_r11_going_out_scores_every_other_hand_plus_25(r: RoundToScore) -> None:
     score = score_round(r)
     others = sum(CARROSSEL.hand_points(h) for h in r.hands)
     assert score.winners == (r.ender,)
-    assert score.round_points[r.ender] == others + CARROSSEL.going_out_bonus
+    assert score.round_points[r.ender] == others + CARROSSEL.scoring.going_out_bonus
     check_lines_add_up(score, r.totals_before)

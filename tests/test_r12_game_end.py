@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.rulesets import CARROSSEL
-from solver.scoring import RoundEnd, RoundToScore, score_round
+from solver.core.rulesets import CARROSSEL
+from solver.rummy.scoring import RoundEnd, RoundToScore, score_round
 from tests.score_hands import dealt_rounds
 from tests.score_vectors import Case, check_lines_add_up, params, run_case
 
@@ -30,7 +30,7 @@ def rounds_with_history(draw: Any) -> RoundToScore:
 @given(rounds_with_history())
 def test_r12_final_scores_are_totals_plus_bonuses(r: RoundToScore) -> None:
     score = score_round(r)
-    target = CARROSSEL.game_target
+    target = CARROSSEL.scoring.game_target
     assert target is not None
     assert score.game_over == any(t >= target for t in score.totals_after)
     if not score.game_over:

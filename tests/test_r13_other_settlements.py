@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 
-from solver.position import Turn, parse_move, parse_position
-from solver.rulesets import MANIPULATION, RUMMIKUB, SHANGAI
-from solver.scoring import RoundEnd, RoundToScore, score_round
-from solver.search import Objective, solve_move
-from solver.validate import validate_move
+from solver.core.rulesets import MANIPULATION, RUMMIKUB, SHANGAI
+from solver.rearrangement.referee import validate_move
+from solver.rearrangement.search import Objective, solve_move
+from solver.rummy.position import Turn, parse_move, parse_position
+from solver.rummy.scoring import RoundEnd, RoundToScore, score_round
 from tests.score_hands import dealt_rounds
 from tests.score_vectors import Case, check_lines_add_up, params, run_case
 
@@ -76,7 +76,7 @@ def test_r13_hands_that_do_not_score_are_counted_in_face_values(
         hand,
         Turn(cards_drawn=1 if ruleset == "mexe-mexe" else 0, has_opened=True),
     )
-    assert not position.ruleset.hands_score
+    assert not position.ruleset.scoring.hands_score
     verdict = validate_move(position, parse_move(position, [["5H", "6H", "7H", "8H"]]))
     assert verdict.legal
     assert sorted(c.code for c in verdict.hand_after) == sorted(left)

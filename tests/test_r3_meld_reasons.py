@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from solver.errors import ProblemCollector
-from solver.melds import classify
-from solver.position import parse_melds
-from solver.rulesets import RULESETS
+from solver.core.errors import ProblemCollector
+from solver.core.rulesets import RULESETS
+from solver.rummy.melds import classify
+from solver.rummy.position import parse_melds
 
 
 @pytest.mark.parametrize(

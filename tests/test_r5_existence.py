@@ -1,6 +1,7 @@
 """R5's existence question checked by brute force over physical cards (hypothesis).
 
-``solver.wilds`` decides "is there an assignment of the interchangeable physical cards under
+``solver.rearrangement.wilds`` decides "is there an assignment of the interchangeable physical
+cards under
 which every wild rule holds?" by a search over wild fates with link capacities. Here the
 same question is answered the slow way: every assignment of physical table cards and hand
 copies to the slots of the after table is enumerated, continuations are read off it, and
@@ -18,11 +19,11 @@ from collections.abc import Iterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.cards import Card, TableCard
-from solver.conservation import count_flow
-from solver.melds import classify
-from solver.position import Move, Position, parse_move, parse_position
-from solver.wilds import AfterMeld, BeforeWild, WildAccounting, account_wilds
+from solver.core.cards import Card, TableCard
+from solver.rearrangement.wilds import AfterMeld, BeforeWild, WildAccounting, account_wilds
+from solver.rummy.conservation import count_flow
+from solver.rummy.melds import classify
+from solver.rummy.position import Move, Position, parse_move, parse_position
 from tests.test_validate_properties import build
 
 Slot = tuple[int, int]
@@ -103,7 +104,7 @@ def _holds(
         fits, carried = acc.value_fits(wild, slot)
         if not fits:
             return False
-        if acc.ruleset.wild_lineage and (wild.meld, slot[0]) not in links:
+        if acc.ruleset.rearrangement.wild_lineage and (wild.meld, slot[0]) not in links:
             return False
         if carried is not None:
             if carried[1] in acc.group_suits[carried[0]]:

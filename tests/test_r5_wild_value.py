@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from solver.cards import WildValue
-from solver.position import Move, Position, Turn, parse_move, parse_position
-from solver.validate import validate_move
-from solver.violations import ViolationCode
-from solver.wilds import before_wilds
+from solver.core.cards import WildValue
+from solver.core.violations import ViolationCode
+from solver.rearrangement.referee import validate_move
+from solver.rearrangement.wilds import before_wilds
+from solver.rummy.position import Move, Position, Turn, parse_move, parse_position
 
 
 def position(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from solver.cards import Card, parse_table_card
-from solver.conservation import count_flow
-from solver.position import Turn, parse_move, parse_position
-from solver.rulesets import CARROSSEL
-from solver.table_change import meld_key, table_change
-from solver.validate import validate_move
+from solver.core.cards import Card, parse_table_card
+from solver.core.rulesets import CARROSSEL
+from solver.rearrangement.referee import validate_move
+from solver.rummy.conservation import count_flow
+from solver.rummy.position import Turn, parse_move, parse_position
+from solver.rummy.table_change import meld_key, table_change
 
 
 def melds(*texts: str) -> list[list[str]]:

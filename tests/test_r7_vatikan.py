@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from solver.position import Turn, parse_move, parse_position
-from solver.validate import validate_move
-from solver.violations import ViolationCode
+from solver.core.violations import ViolationCode
+from solver.rearrangement.referee import validate_move
+from solver.rummy.position import Turn, parse_move, parse_position
 
 
 def test_r7_wild_moved_names_both_melds() -> None:

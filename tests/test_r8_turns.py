@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from solver.position import Position, Turn, parse_move, parse_position
-from solver.validate import validate_move
-from solver.violations import ViolationCode
+from solver.core.violations import ViolationCode
+from solver.rearrangement.referee import validate_move
+from solver.rummy.position import Position, Turn, parse_move, parse_position
 
 # (ruleset, cards_drawn, stock_empty) -> the draw-rule codes of a play (R8).
 DRAWS = [
@@ -63,7 +63,7 @@ def test_r8_a_pass_breaks_only_an_impossible_draw_count(ruleset: str, drawn: int
 
 
 class Oracle:
-    """A stand-in for solver.search.max_cards_placed that records its questions."""
+    """A stand-in for solver.rearrangement.search.max_cards_placed that records its questions."""
 
     def __init__(self, add: int, any_play: int) -> None:
         self.answers = {0: add, 1: any_play}

@@ -16,10 +16,10 @@ from collections.abc import Iterator
 import pytest
 from constraint import FunctionConstraint, Problem
 
-from solver.cards import SUITS, Card, TableCard, WildValue, parse_card, parse_table_card
-from solver.melds import MeldKind, classify
-from solver.position import Meld, Position, Turn, parse_position
-from solver.rulesets import RULESETS, SuitRule, rank_of_position
+from solver.core.cards import SUITS, Card, TableCard, WildValue, parse_card, parse_table_card
+from solver.core.rulesets import RULESETS, SuitRule, rank_of_position
+from solver.rummy.melds import MeldKind, classify
+from solver.rummy.position import Meld, Position, Turn, parse_position
 from tests.reference.bruteforce import (
     Enumeration,
     candidates,
@@ -99,7 +99,7 @@ def _slot_options(ruleset_id: str, available: Counter[Card]) -> list[TableCard]:
     ranks = sorted(
         {rank_of_position(q) for p in positions if p for q in range(p - 2, p + 3) if 1 <= q <= 14}
     )
-    suited = ruleset.sequence_suits is SuitRule.SAME_SUIT
+    suited = ruleset.melds.sequence_suits is SuitRule.SAME_SUIT
     suits: tuple[str | None, ...] = (None, *SUITS) if suited else (None,)
     options = [TableCard(c) for c in sorted(available) if c.is_ordinary]
     for card in sorted(available):

@@ -41,9 +41,9 @@ import pytest
 from rummikub_solver import SolverMode
 
 from bench.positions import PositionSpec, random_position
-from solver.cards import parse_card
-from solver.position import Position, Turn, parse_position
-from solver.search import Objective, SolveResult, solve_move
+from solver.core.cards import parse_card
+from solver.rearrangement.search import Objective, SolveResult, solve_move
+from solver.rummy.position import Position, Turn, parse_position
 from tests.reference.rummikub_adapter import (
     JokerModel,
     TheirAnswer,

@@ -12,8 +12,8 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from carrossel.v1 import rummy_pb2
-from service.handlers.score_round import round_end_from_proto
-from solver.scoring import RoundEnd
+from service.rummy.score_round import round_end_from_proto
+from solver.rummy.scoring import RoundEnd
 from tests.score_vectors import Case, all_names, check_expected, load, request_fields
 
 CASES = [
@@ -70,7 +70,7 @@ def test_vector_through_grpc(rummy_stub: Any, case: Case) -> None:
     request = to_request(case)
     if "error" in case:
         found = bad_fields(call_error(rummy_stub, request))
-        # service.convert pre-checks some fields before the handler runs and then stops, so
+        # service.rummy.convert pre-checks some fields before the handler runs and then stops, so
         # a case with several problems may come back with only the pre-checked ones, and
         # with the un-indexed path for a list ("rounds_won_before" for "...[1]").
         expected = set(case["error"]) | {f.split("[", 1)[0] for f in case["error"]}

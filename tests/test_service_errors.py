@@ -12,9 +12,9 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from carrossel.v1 import fishing_pb2, rulesets_pb2, rummy_pb2
-from service.handlers import validate_move
 from service.limits import solve_time_limit_s
-from solver.search import DEFAULT_TIME_LIMIT_MS
+from service.rummy import validate_move
+from solver.rearrangement.search import DEFAULT_TIME_LIMIT_MS
 
 
 def position(**overrides: Any) -> rummy_pb2.RummyPosition:
@@ -208,47 +208,6 @@ def test_score_round_checks_hands_and_players(rummy_stub: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    ("method", "request_message", "issue"),
-    [
-        ("ValidateMove", rummy_pb2.ValidateMoveRequest(position=position(),
-                                                       move=same_table_move()), "3"),
-        ("SolveMove", rummy_pb2.SolveMoveRequest(position=position()), "4"),
-        ("CheckKnock", rummy_pb2.CheckKnockRequest(position=position()), "4"),
-        (
-            "ScoreRound",
-            rummy_pb2.ScoreRoundRequest(
-                ruleset="carrossel",
-                players=2,
-                end=rummy_pb2.ROUND_END_WENT_OUT,
-                ender=0,
-                hands=[rummy_pb2.Hand(), rummy_pb2.Hand(cards=["KS", "JK"])],
-            ),
-            "5",
-        ),
-    ],
-)
-def test_well_formed_requests_to_unlanded_rpcs_are_unimplemented(
-    rummy_stub: Any, method: str, request_message: Any, issue: str
-) -> None:
-    if _implemented(method):
-        pytest.skip(f"{method} has landed")
-    error = call_error(getattr(rummy_stub, method), request_message)
-    assert error.code() is grpc.StatusCode.UNIMPLEMENTED
-    assert error.details() == f"{method} is not implemented yet (issue {issue})."
-
-
-def _implemented(method: str) -> bool:
-    """True once an RPC's handler module no longer aborts with UNIMPLEMENTED."""
-    import importlib
-    import inspect
-
-    module_name = {"ValidateMove": "validate_move", "SolveMove": "solve_move",
-                   "CheckKnock": "check_knock", "ScoreRound": "score_round"}[method]
-    module = importlib.import_module(f"service.handlers.{module_name}")
-    return "abort_unimplemented" not in inspect.getsource(module)
-
-
-@pytest.mark.parametrize(
     ("method", "request_message"),
     [
         ("ValidatePlay", fishing_pb2.ValidatePlayRequest()),
@@ -300,7 +259,7 @@ def test_unexpected_exception_is_internal_and_the_server_survives(
 def test_invalid_request_raised_by_a_handler_becomes_bad_request(
     rummy_stub: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from solver.errors import FieldProblem, InvalidRequest
+    from solver.core.errors import FieldProblem, InvalidRequest
 
     def picky(call: Any, request: Any, context: Any) -> Any:
         raise InvalidRequest([FieldProblem("move.discard", "no discard in carrossel")])

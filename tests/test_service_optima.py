@@ -35,11 +35,11 @@ import pytest
 from bench.over_grpc import position_proto
 from bench.positions import SIZES, PositionSpec, random_position
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
-from service.convert import move_to_proto
-from solver.position import Turn
-from solver.rulesets import RULESETS
-from solver.search import Objective, solve_move
-from solver.turns import draws_before_play
+from service.rummy.convert import move_to_proto
+from solver.core.rulesets import RULESETS
+from solver.rearrangement.search import Objective, solve_move
+from solver.rearrangement.turns import draws_before_play
+from solver.rummy.position import Turn
 from tests.answer_checks import DEADLINE_S, effects_problems, judge, witness_problems
 from tests.reference.bruteforce import Optima, solve
 from tests.reference.differential import reference_flags

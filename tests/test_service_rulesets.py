@@ -8,8 +8,8 @@ import pytest
 
 from carrossel.v1 import rulesets_pb2, rulesets_pb2_grpc, rummy_pb2
 from service.convert import enum_to_proto
-from solver import rulesets as domain
-from solver.violations import ViolationCode
+from solver.core import rulesets as domain
+from solver.core.violations import ViolationCode
 
 SPEC_IDS = [
     "carrossel",

@@ -20,10 +20,10 @@ import pytest
 
 from carrossel.v1 import rummy_pb2
 from service import limits
-from solver import search
-from solver.position import Position, Turn, parse_move, parse_position
-from solver.search import Objective, SearchUndecided, max_cards_placed, solve_move
-from solver.validate import validate_move
+from solver.rearrangement import search
+from solver.rearrangement.referee import validate_move
+from solver.rearrangement.search import Objective, SearchUndecided, max_cards_placed, solve_move
+from solver.rummy.position import Position, Turn, parse_move, parse_position
 
 # SPEC R8's seed sentence: "with 8-9-10 on the table and 7 and J in hand, both must go".
 RUN = ["8H", "9H", "10H"]

@@ -22,17 +22,17 @@ from bench.positions import SIZES, bench_positions
 from bench.positions import random_position as deal
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.cli import main as cli_main
-from service.cli_commands.hint import render
-from solver import search
-from solver.cards import JOKER_CARD as JOKER
-from solver.cards import Card, TableCard, WildValue
-from solver.model import ModelOptions, TurnModel
-from solver.position import Move, Position, Turn, parse_position
-from solver.rebuild import _deal_groups, _deal_suited
-from solver.rulesets import RULESETS
-from solver.search import Objective, knock_reach, solve_move
-from solver.turns import draws_before_play
-from solver.validate import validate_move
+from service.cli.commands.hint import render
+from solver.core.cards import JOKER_CARD as JOKER
+from solver.core.cards import Card, TableCard, WildValue
+from solver.core.rulesets import RULESETS
+from solver.rearrangement import search
+from solver.rearrangement.model import ModelOptions, TurnModel
+from solver.rearrangement.rebuild import _deal_groups, _deal_suited
+from solver.rearrangement.referee import validate_move
+from solver.rearrangement.search import Objective, knock_reach, solve_move
+from solver.rearrangement.turns import draws_before_play
+from solver.rummy.position import Move, Position, Turn, parse_position
 from tests.reference.bruteforce import as_seen
 from tests.reference.bruteforce import solve as reference_solve
 from tests.reference.positions import random_position, wild_cards_in_play
@@ -243,7 +243,7 @@ def test_tie_break_reaches_the_proved_fewest_changes(ruleset: str, size: str) ->
         if not result.moves:
             continue
         rs = position.ruleset
-        tm = TurnModel(position, ModelOptions(max_new_melds=rs.max_new_melds))
+        tm = TurnModel(position, ModelOptions(max_new_melds=rs.rearrangement.max_new_melds))
         tm.model.add(tm.played == result.moves[0].cards_played)
         tm.model.minimize(tm.changed)
         solver = cp_model.CpSolver()

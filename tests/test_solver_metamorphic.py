@@ -20,10 +20,10 @@ from __future__ import annotations
 import random
 
 from bench.positions import SIZES, PositionSpec, random_position
-from solver.position import Position, Turn, parse_position
-from solver.rulesets import RULESETS
-from solver.search import Objective, SolveResult, primary_key, solve_move
-from solver.turns import draws_before_play
+from solver.core.rulesets import RULESETS
+from solver.rearrangement.search import Objective, SolveResult, primary_key, solve_move
+from solver.rearrangement.turns import draws_before_play
+from solver.rummy.position import Position, Turn, parse_position
 from tests.reference.positions import REARRANGEMENT
 
 SUITS = "CDHS"

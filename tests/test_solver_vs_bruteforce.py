@@ -1,7 +1,7 @@
 """Issue 4, evidence item 1: the CP-SAT optimum equals an exhaustive brute force.
 
 For each of the six rearrangement rulesets, ``POSITIONS_PER_RULESET`` seeded random small
-positions (``tests.reference.positions``) are solved by ``solver.search`` and by the
+positions (``tests.reference.positions``) are solved by ``solver.rearrangement.search`` and by the
 reference (``tests.reference.bruteforce``), which enumerates every candidate table and lets
 ``validate_move`` judge it. They must agree EXACTLY on:
 
@@ -43,11 +43,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver.cards import Card
-from solver.model import TurnModel
-from solver.position import Position
-from solver.rulesets import RULESETS
-from solver.search import Objective, _options, solve_move
+from solver.core.cards import Card
+from solver.core.rulesets import RULESETS
+from solver.rearrangement.model import TurnModel
+from solver.rearrangement.search import Objective, _options, solve_move
+from solver.rummy.position import Position
 from tests.reference.bruteforce import solve
 from tests.reference.differential import Outcome, compare, compare_release_twin
 from tests.reference.positions import (
@@ -168,7 +168,8 @@ def test_stand_in_wilds_match_bruteforce(ruleset_id: str, executor: ProcessPoolE
 
 
 def _turn_model(position: Position) -> TurnModel:
-    return TurnModel(position, _options(position, position.ruleset.max_new_melds, None))
+    limit = position.ruleset.rearrangement.max_new_melds
+    return TurnModel(position, _options(position, limit, None))
 
 
 # Mexe-mexe deals with up to MANY_WILDS wild-capable 2s: enough wilds for a run of their own,
@@ -306,7 +307,7 @@ def test_objectives_are_consistent(ruleset_id: str, seed: int) -> None:
     if not out.moves:
         return
     ruleset = RULESETS[ruleset_id]
-    if not ruleset.released_wild_to_hand:  # else a 2 taken back may raise the total
+    if not ruleset.rearrangement.released_wild_to_hand:  # else a 2 taken back may raise the total
         assert fewest.moves[0].verdict.hand_points_after < ruleset.hand_points(position.hand)
     if out.moves[0].verdict.went_out:
         assert most.moves[0].cards_played == len(position.hand)

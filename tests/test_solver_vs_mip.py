@@ -25,9 +25,9 @@ from dataclasses import replace
 import pytest
 
 from bench.positions import SIZES, PositionSpec, random_position
-from solver.position import Turn
-from solver.rulesets import RULESETS
-from solver.search import Objective, knock_reach, play_allowed, solve_move
+from solver.core.rulesets import RULESETS
+from solver.rearrangement.search import Objective, knock_reach, play_allowed, solve_move
+from solver.rummy.position import Turn
 from tests.reference.mip import MipOptima, TableJokers, mip_optima
 from tests.reference.positions import REARRANGEMENT
 
@@ -184,7 +184,7 @@ def test_table_jokers_within_bounds(ruleset_id: str) -> None:
         ours = result.moves[0].cards_played if result.moves else 0
         high = mip_optima(position, TableJokers.FREE).most_cards or 0
         low = 0
-        if not position.ruleset.wild_lineage:
+        if not position.ruleset.rearrangement.wild_lineage:
             low = mip_optima(position, TableJokers.FIXED_IN_RUNS).most_cards or 0
         assert low <= ours <= high, f"{spec.describe()}\n  {low} <= ours {ours} <= {high}"
         exact += low == high

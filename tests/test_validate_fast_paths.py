@@ -19,9 +19,11 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.cards import JOKER_CARD, SUITS, Card, TableCard, WildValue
-from solver.conservation import _excess, count_flow, table_readings
-from solver.melds import (
+from solver.core.cards import JOKER_CARD, SUITS, Card, TableCard, WildValue
+from solver.core.rulesets import RULESETS, AceRule, Family, Ruleset, SuitRule
+from solver.rearrangement.wilds import AfterMeld, WildAccounting, WildOutcome, account_wilds
+from solver.rummy.conservation import _excess, count_flow, table_readings
+from solver.rummy.melds import (
     Reading,
     _classify,
     _group_of,
@@ -29,9 +31,7 @@ from solver.melds import (
     classify,
     readings,
 )
-from solver.position import Move, Position
-from solver.rulesets import RULESETS, AceRule, Family, Ruleset, SuitRule
-from solver.wilds import AfterMeld, WildAccounting, WildOutcome, account_wilds
+from solver.rummy.position import Move, Position
 from tests.reference.bruteforce import candidates
 from tests.reference.positions import REARRANGEMENT, random_position
 
@@ -76,8 +76,8 @@ def all_readings(ruleset: Ruleset, cards: tuple[TableCard, ...]) -> list[Reading
     n = len(cards)
     found: list[Reading] = []
     allowed = ruleset.sequence_positions
-    same_suit = ruleset.sequence_suits is SuitRule.SAME_SUIT
-    if n <= ruleset.max_sequence:
+    same_suit = ruleset.melds.sequence_suits is SuitRule.SAME_SUIT
+    if n <= ruleset.melds.max_sequence:
         for start in allowed:
             positions = tuple(range(start, start + n))
             if positions[-1] not in allowed:
@@ -86,7 +86,7 @@ def all_readings(ruleset: Ruleset, cards: tuple[TableCard, ...]) -> list[Reading
                 reading = _sequence_at(ruleset, cards, positions, suit)
                 if reading is not None:
                     found.append(reading)
-    if ruleset.group_min <= n <= ruleset.group_max:
+    if ruleset.melds.group_min <= n <= ruleset.melds.group_max:
         for rank in range(1, 14):
             group = _group_of(ruleset, cards, rank)
             if group is not None:
@@ -116,7 +116,9 @@ def test_cached_classify_matches_uncached(ruleset: Ruleset, meld: tuple[TableCar
 
 def test_cache_tells_rulesets_apart() -> None:
     carrossel = RULESETS["carrossel"]
-    low_only = dataclasses.replace(carrossel, ace=AceRule.LOW_ONLY)  # same id, other rules
+    low_only = dataclasses.replace(  # same id, other rules
+        carrossel, meld_rules=dataclasses.replace(carrossel.melds, ace=AceRule.LOW_ONLY)
+    )
     meld = tuple(TableCard(Card(rank, "H")) for rank in (12, 13, 1))
     assert classify(carrossel, meld).ok
     assert not classify(low_only, meld).ok

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.cards import JOKER_CARD, SUITS, Card, TableCard, WildValue
-from solver.position import Meld, Move, Position, Turn, parse_move, parse_position
-from solver.rulesets import RULESETS, Family, Ruleset, SuitRule, rank_of_position
-from solver.validate import Verdict, validate_move
-from solver.violations import ViolationCode
+from solver.core.cards import JOKER_CARD, SUITS, Card, TableCard, WildValue
+from solver.core.rulesets import RULESETS, Family, Ruleset, SuitRule, rank_of_position
+from solver.core.violations import ViolationCode
+from solver.rearrangement.referee import Verdict, validate_move
+from solver.rummy.position import Meld, Move, Position, Turn, parse_move, parse_position
 
 REARRANGEMENT = [r for r in RULESETS.values() if r.family is Family.REARRANGEMENT]
 PLAYERS = {"carrossel": 3, "mexe-mexe": 3}  # two decks, so duplicates occur
@@ -51,7 +51,7 @@ def _meld(rng: random.Random, ruleset: Ruleset, deck: Counter[Card]) -> list[Tab
         positions = list(ruleset.sequence_positions)
         length = rng.randint(3, 6)
         start = rng.choice(positions[: len(positions) - length + 1])
-        same = ruleset.sequence_suits is SuitRule.SAME_SUIT
+        same = ruleset.melds.sequence_suits is SuitRule.SAME_SUIT
         suit = rng.choice(SUITS)
         cards = []
         for pos in range(start, start + length):
@@ -98,7 +98,7 @@ def _release(
     naturals = [k for k, tc in enumerate(home) if tc.value is None]
     k = rng.choice(naturals)
     card = home[k].card
-    same = ruleset.sequence_suits is SuitRule.SAME_SUIT
+    same = ruleset.melds.sequence_suits is SuitRule.SAME_SUIT
     ranks = {tc.card.rank for tc in home}
     value = WildValue(card.rank, card.suit if same and len(ranks) > 1 else None)
     wild = rng.choice(wilds)
@@ -141,7 +141,8 @@ def build(rng: random.Random) -> Built:
     hand: list[Card] = []
     if rng.random() < 0.5:
         _release(rng, ruleset, deck, after, before, hand)
-    new_allowed = ruleset.max_new_melds if ruleset.max_new_melds is not None else 99
+    limit = ruleset.rearrangement.max_new_melds
+    new_allowed = limit if limit is not None else 99
     for meld in after[len(before):]:
         if new_allowed > 0 and rng.random() < 0.25 and all(tc.value is None for tc in meld):
             new_allowed -= 1

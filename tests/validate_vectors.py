@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from solver.position import Move, Position, Turn, parse_move, parse_position
+from solver.rummy.position import Move, Position, Turn, parse_move, parse_position
 
 VECTORS = Path(__file__).resolve().parent / "vectors" / "validate"
 

@@ -1,6 +1,7 @@
 """Exhaustive reference solver for tiny rearrangement positions (issue 4, evidence item 1).
 
-It is deliberately simple and shares nothing with the CP-SAT model (``solver.search``): it
+It is deliberately simple and shares nothing with the CP-SAT model
+(``solver.rearrangement.search``): it
 lists every candidate move and lets ``validate_move`` — the referee of R1-R10 — judge each.
 The CP-SAT optima must equal the optima found here. It is meant for tiny positions (about
 12 cards in table and hand, at most two or three wild-capable cards).
@@ -87,11 +88,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from solver.cards import SUITS, Card, TableCard, WildValue
-from solver.melds import classify
-from solver.position import Meld, Move, Position
-from solver.rulesets import DrawRule, Ruleset, SuitRule, rank_of_position
-from solver.validate import Verdict, validate_move
+from solver.core.cards import SUITS, Card, TableCard, WildValue
+from solver.core.rulesets import DrawRule, Ruleset, SuitRule, rank_of_position
+from solver.rearrangement.referee import Verdict, validate_move
+from solver.rummy.melds import classify
+from solver.rummy.position import Meld, Move, Position
 
 # ------------------------------------------------------------------------------------------
 # The meld catalogue
@@ -114,7 +115,7 @@ def _meld(cards: Sequence[TableCard], kind: str) -> CatalogueMeld:
 def _sequences(ruleset: Ruleset, available: Counter[Card]) -> Iterator[tuple[TableCard, ...]]:
     """Every sequence (R2) writable with ``available``, wilds annotated (R4)."""
     suits: tuple[str | None, ...] = (
-        SUITS if ruleset.sequence_suits is SuitRule.SAME_SUIT else (None,)
+        SUITS if ruleset.melds.sequence_suits is SuitRule.SAME_SUIT else (None,)
     )
     wilds = sorted(c for c in available if ruleset.is_wild_card(c))
     for suit in suits:
@@ -143,9 +144,9 @@ def _extend(
     n_natural: int,
 ) -> Iterator[tuple[TableCard, ...]]:
     """Sequences that begin with ``chosen`` and continue at rank position ``pos``."""
-    if len(chosen) >= ruleset.min_sequence and n_natural > 0:
+    if len(chosen) >= ruleset.melds.min_sequence and n_natural > 0:
         yield tuple(chosen)
-    if pos not in slots or len(chosen) >= ruleset.max_sequence:
+    if pos not in slots or len(chosen) >= ruleset.melds.max_sequence:
         return
     for tc, natural in slots[pos]:
         if used[tc.card] >= available[tc.card]:
@@ -160,8 +161,8 @@ def _extend(
 def _groups(ruleset: Ruleset, available: Counter[Card]) -> Iterator[tuple[TableCard, ...]]:
     """Every group (R3) writable with ``available``, every value its wilds can take (R4)."""
     wilds = sorted(c for c in available if ruleset.is_wild_card(c))
-    top = min(ruleset.group_max, len(SUITS))
-    suited = ruleset.sequence_suits is SuitRule.SAME_SUIT
+    top = min(ruleset.melds.group_max, len(SUITS))
+    suited = ruleset.melds.sequence_suits is SuitRule.SAME_SUIT
     for rank in range(1, 14):
         suits_here = sorted({c.suit for c in available if c.is_ordinary and c.rank == rank})
         for n_nat in range(1, min(len(suits_here), top) + 1):
@@ -170,7 +171,7 @@ def _groups(ruleset: Ruleset, available: Counter[Card]) -> Iterator[tuple[TableC
                 left = available - Counter(natural_cards)
                 # A wild's value carries a suit only where sequences are same-suit (R4).
                 missing = [s for s in SUITS if s not in nat_suits] if suited else []
-                for n_wild in range(max(0, ruleset.group_min - n_nat), top - n_nat + 1):
+                for n_wild in range(max(0, ruleset.melds.group_min - n_nat), top - n_nat + 1):
                     pool = [w for w in wilds if left[w] > 0]
                     for chosen in itertools.combinations_with_replacement(pool, n_wild):
                         if any(Counter(chosen)[w] > left[w] for w in set(chosen)):
@@ -280,7 +281,8 @@ class Enumeration:
         self.h = tuple(hand_counts[c] for c in self.types)
         self.points = tuple(ruleset.points(c) for c in self.types)
         self.back_ok = tuple(
-            ruleset.released_wild_to_hand and ruleset.is_wild_card(c) for c in self.types
+            ruleset.rearrangement.released_wild_to_hand and ruleset.is_wild_card(c)
+            for c in self.types
         )
         self.melds = catalogue(ruleset, available)
         # Melds with the same cards (a wild's values, a run's suit) share one *shape*: the
@@ -487,14 +489,14 @@ def solve(position: Position, validate: Validator = base_validator) -> Optima:
 
     by_most = levels(lambda s: -laid(s), splits)
     add_only = None
-    if ruleset.add_must_be_maximal:
+    if ruleset.rearrangement.add_must_be_maximal:
         add_only = best(by_most, lambda c: c.new_melds <= 0)
     largest_add = len(add_only.played) if add_only else 0
 
     def legal_play(c: Candidate) -> bool:
         """R8: in shangai and manipulation an add lays as many hand cards as the largest add."""
         maximal = c.new_melds > 0 or len(c.played) == largest_add
-        return maximal or not ruleset.add_must_be_maximal
+        return maximal or not ruleset.rearrangement.add_must_be_maximal
 
     most = best(by_most, legal_play)
     fewest_changed = None
@@ -502,7 +504,8 @@ def solve(position: Position, validate: Validator = base_validator) -> Optima:
         level = next(lv for lv in by_most if laid(lv[0]) == len(most.played))
         fewest_changed = _fewest_changed(position, enumeration, level, legal_play, base_legal)
     to_hand = None
-    if ruleset.released_wild_to_hand:  # mexe-mexe: the largest play taking a 2 back (R5)
+    # mexe-mexe: the largest play taking a 2 back (R5)
+    if ruleset.rearrangement.released_wild_to_hand:
         taking = [s for s in splits if any(b > j for j, b in zip(*s, strict=True))]
         to_hand = best(levels(lambda s: -laid(s), taking), legal_play)
     points = best(levels(enumeration.points_after, splits), legal_play)
@@ -525,7 +528,7 @@ def solve(position: Position, validate: Validator = base_validator) -> Optima:
         candidates=sum(len(v) for v in enumeration._tables.values()),
         validated=len(verdicts),
     )
-    if ruleset.add_must_be_maximal:
+    if ruleset.rearrangement.add_must_be_maximal:
         _cross_check(position, optima)
     return optima
 
@@ -546,7 +549,7 @@ def legal_moves_where(
     """Every legal move whose split ``keep`` accepts (e.g. all moves placing more than some
     number of cards), each table once. ``largest_add`` is R8's (``Optima.add_only``)."""
     enumeration = Enumeration(position)
-    maximal_rule = position.ruleset.add_must_be_maximal
+    maximal_rule = position.ruleset.rearrangement.add_must_be_maximal
     found: dict[tuple[tuple[tuple[str, ...], ...], tuple[str, ...]], Candidate] = {}
     for split in enumeration.splits():
         if not keep(enumeration, split):

@@ -20,12 +20,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from solver.cards import Card
-from solver.melds import MeldKind, classify
-from solver.model import ModelOptions, TurnModel
-from solver.position import Move, Position
-from solver.rulesets import SuitRule
-from solver.search import (
+from solver.core.cards import Card
+from solver.core.rulesets import SuitRule
+from solver.rearrangement.model import ModelOptions, TurnModel
+from solver.rearrangement.referee import validate_move
+from solver.rearrangement.search import (
     KnockReach,
     Objective,
     SolverError,
@@ -34,7 +33,8 @@ from solver.search import (
     max_cards_placed,
     solve_move,
 )
-from solver.validate import validate_move
+from solver.rummy.melds import MeldKind, classify
+from solver.rummy.position import Move, Position
 from tests.reference.bruteforce import (
     Best,
     Optima,
@@ -148,7 +148,7 @@ def reference_flags(optima: Optima, position: Position) -> set[str]:
         flags.add("add_play")
         if optima.add_only.value < optima.most_cards.value:
             flags.add("meld_beats_add")
-    if ruleset.opening_points and not position.turn.has_opened:
+    if ruleset.rearrangement.opening_points and not position.turn.has_opened:
         flags.add("opening_play")
     flags |= _ace_flags(optima, position)
     return flags
@@ -179,7 +179,7 @@ def _check_move_legal(
             )
         base = base_validator(position, move)
         net = len(move.table) - len(position.table)
-        maximal_rule = position.ruleset.add_must_be_maximal
+        maximal_rule = position.ruleset.rearrangement.add_must_be_maximal
         if base.legal and maximal_rule and net <= 0 and len(base.played) != largest_add:
             problems.append(
                 f"{what}: move {k} [{format_move(move)}] is an add of "
@@ -209,7 +209,7 @@ def compare_position(spec: PositionSpec, seed: int = -1, several: int = 1) -> Ou
         except SolverError as exc:
             problems.append(f"{objective.name}: SolverError: {exc}")
     add_placed: int | None = None
-    if position.ruleset.add_must_be_maximal:
+    if position.ruleset.rearrangement.add_must_be_maximal:
         add_placed = max_cards_placed(position, max_new_melds=0)
     reach: KnockReach | None = None
     if position.ruleset.knock_threshold:
@@ -279,7 +279,7 @@ def solution_key(
     tables whose runs are cut at other places, which is a little more forgiving than the
     model (there only rummikub's long runs, laid in pieces, are cut anywhere)."""
     rs = position.ruleset
-    same_suit = rs.sequence_suits is SuitRule.SAME_SUIT
+    same_suit = rs.melds.sequence_suits is SuitRule.SAME_SUIT
     places: Counter[tuple[int, str]] = Counter()
     groups: Counter[tuple[int, int]] = Counter()
     for meld in move.table:
@@ -398,7 +398,7 @@ def compare_release_twin(job: tuple[str, int]) -> Outcome | None:
     ruleset_id, seed = job
     for spec in release_twins(ruleset_id, seed):
         position = spec.build()
-        options = ModelOptions(max_new_melds=position.ruleset.max_new_melds)
+        options = ModelOptions(max_new_melds=position.ruleset.rearrangement.max_new_melds)
         if TurnModel(position, options).via:
             return compare_position(spec, seed)
     return None

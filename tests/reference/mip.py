@@ -36,10 +36,10 @@ from itertools import combinations
 
 from ortools.linear_solver import pywraplp
 
-from solver.cards import SUITS, Card, WildValue
-from solver.melds import MeldKind
-from solver.position import Position
-from solver.rulesets import SuitRule, rank_of_position
+from solver.core.cards import SUITS, Card, WildValue
+from solver.core.rulesets import SuitRule, rank_of_position
+from solver.rummy.melds import MeldKind
+from solver.rummy.position import Position
 
 MIN_RUN, MAX_RUN = 3, 13  # R2
 MIN_GROUP, MAX_GROUP = 3, 4  # R3
@@ -83,7 +83,7 @@ class _Program:
         if any(not c.is_joker for c in hand_wilds) or len(wilds + hand_wilds) >= MIN_RUN:
             # A mexe-mexe 2 may be natural or wild; three wilds could make a run alone (R4).
             raise ValueError("the integer program takes at most two jokers")
-        if rs.opening_points and not position.turn.has_opened:
+        if rs.rearrangement.opening_points and not position.turn.has_opened:
             raise ValueError("the integer program does not lay openings (R8)")
         self.table = Counter(table_cards)
         self.hand = Counter(position.hand)
@@ -91,7 +91,7 @@ class _Program:
         s = self.solver
         s.SetTimeLimit(TIME_LIMIT_MS)  # these take ~0.1 s; never hang a test run
         places = list(rs.sequence_positions)
-        same_suit = rs.sequence_suits is SuitRule.SAME_SUIT
+        same_suit = rs.melds.sequence_suits is SuitRule.SAME_SUIT
         supply = Counter({c: n for c, n in (self.table + self.hand).items() if not c.is_joker})
         free_table = len(wilds) if table_jokers is TableJokers.FREE else 0
         jokers = len(hand_wilds) + free_table  # free wilds
@@ -169,9 +169,9 @@ class _Program:
         s.Add(self.played >= 1)
         before = len(position.table)
         self.net = sum(self.runs) + sum(self.groups) - before
-        if rs.max_new_melds is not None:
-            s.Add(self.net <= rs.max_new_melds)
-        if rs.first_meld_sequence and not position.turn.has_melded_sequence:
+        if rs.rearrangement.max_new_melds is not None:
+            s.Add(self.net <= rs.rearrangement.max_new_melds)
+        if rs.rearrangement.first_meld_sequence and not position.turn.has_melded_sequence:
             groups_before = sum(1 for r in position.readings if r.reading.kind is MeldKind.GROUP)
             s.Add(sum(self.groups) <= groups_before)
         left = sum(rs.points(c) * n for c, n in self.hand.items())
@@ -203,7 +203,7 @@ def mip_optima(position: Position, table_jokers: TableJokers = TableJokers.REFUS
     most = program.solve(True, [])
     if most is None:
         return MipOptima(None, None, False)
-    if position.ruleset.add_must_be_maximal:
+    if position.ruleset.rearrangement.add_must_be_maximal:
         # R8: an add (no new meld) must place the most cards any add can.
         largest_add = program.solve(True, [program.net <= 0])
         meld_points = program.solve(False, [program.net == 1])

@@ -26,11 +26,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from solver.cards import JOKER_CARD, SUITS, Card, TableCard, WildValue, parse_table_card
-from solver.errors import InvalidRequest
-from solver.melds import MeldKind, Reading, classify
-from solver.position import Position, Turn, parse_position
-from solver.rulesets import RULESETS, Ruleset, SuitRule, WildKind, rank_of_position
+from solver.core.cards import JOKER_CARD, SUITS, Card, TableCard, WildValue, parse_table_card
+from solver.core.errors import InvalidRequest
+from solver.core.rulesets import RULESETS, Ruleset, SuitRule, WildKind, rank_of_position
+from solver.rummy.melds import MeldKind, Reading, classify
+from solver.rummy.position import Position, Turn, parse_position
 
 REARRANGEMENT = ("carrossel", "mexe-mexe", "vatikan", "shangai", "manipulation", "rummikub")
 
@@ -123,7 +123,7 @@ def _random_sequence(ruleset: Ruleset, rng: random.Random) -> Built:
         start = positions[-1] - length + 1  # touches the high end (K or ace high)
     else:
         start = rng.randint(positions[0], positions[-1] - length + 1)
-    same_suit = ruleset.sequence_suits is SuitRule.SAME_SUIT
+    same_suit = ruleset.melds.sequence_suits is SuitRule.SAME_SUIT
     suit = rng.choice(SUITS)
     out: Built = []
     for pos in range(start, start + length):
@@ -155,7 +155,7 @@ def _random_group(ruleset: Ruleset, rng: random.Random) -> Built:
     out: Built = [(Card(rank, s), None) for s in suits]
     missing = [s for s in SUITS if s not in suits]
     for i in range(n_wild):
-        suited = ruleset.sequence_suits is SuitRule.SAME_SUIT and rng.random() < 0.2
+        suited = ruleset.melds.sequence_suits is SuitRule.SAME_SUIT and rng.random() < 0.2
         out.append((rng.choice(wilds), WildValue(rank, missing[i] if suited else None)))
     rng.shuffle(out)
     return out
@@ -286,7 +286,7 @@ def _hand(
         tc.card for meld in table for tc in meld if tc.value is None and tc.card.is_ordinary
     ]
     wilds = _wild_cards(ruleset)
-    same_suit = ruleset.sequence_suits is SuitRule.SAME_SUIT
+    same_suit = ruleset.melds.sequence_suits is SuitRule.SAME_SUIT
 
     def suit_or_any(suit: str | None) -> str:
         return suit if suit is not None else rng.choice(SUITS)
@@ -377,7 +377,7 @@ def random_spec(ruleset_id: str, seed: int | str, max_wilds: int = MAX_WILDS) ->
         table.append(tuple(_parse(c) for c in codes))
     n_table = sum(len(m) for m in table)
     hand: list[Card] = []
-    if ruleset.opening_points and not turn.has_opened and rng.random() < 0.6:
+    if ruleset.rearrangement.opening_points and not turn.has_opened and rng.random() < 0.6:
         hand = _opening_hand(pool, rng)
     room = min(MAX_HAND, MAX_TOTAL - n_table) - len(hand)
     if room > 0:

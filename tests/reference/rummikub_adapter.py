@@ -72,8 +72,8 @@ import cvxpy as cp
 import numpy as np
 from rummikub_solver import GameState, Joker, RuleSet, SolverMode, Tile
 
-from solver.cards import JOKER_CARD, Card, WildValue
-from solver.position import Position
+from solver.core.cards import JOKER_CARD, Card, WildValue
+from solver.rummy.position import Position
 
 # rummikub-solver's colour order (black, blue, orange, red) in our suit letters (SPEC §1).
 COLOUR_SUITS = ("S", "C", "D", "H")

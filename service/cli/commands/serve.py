@@ -1,0 +1,20 @@
+"""``carrossel serve [--port N] [--host H]``: run the gRPC server until SIGTERM or Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+
+from service.cli.commands import Subparsers
+
+
+def register(subparsers: Subparsers) -> None:
+    parser = subparsers.add_parser("serve", help="serve the gRPC API (health and reflection on)")
+    parser.add_argument("--port", type=int, default=50051, help="TCP port (default 50051)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from service.server import serve  # imported here so the other commands start fast
+
+    return serve(args.port, args.host)

@@ -1,0 +1,154 @@
+"""RummyService requests and answers <-> the rummy domain (positions, moves, violations).
+
+Parsing goes through the solver's own parse functions; their ``InvalidRequest`` field paths
+(relative to a position or a move) are placed under the request field they came from
+(``position.hand[3]``, ``move.table[0].cards[2]``), so a client sees the exact path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from carrossel.v1 import rummy_pb2
+from service.convert import check_code_count, codes, enum_to_proto
+from solver.core.cards import TableCard
+from solver.core.errors import FieldProblem, InvalidRequest, ProblemCollector
+from solver.core.violations import Violation
+from solver.rummy.position import Meld, Move, Position, Turn, parse_move, parse_position
+
+
+def _position_code_count(position: rummy_pb2.RummyPosition) -> int:
+    return len(position.hand) + sum(len(m.cards) for m in position.table)
+
+
+def _move_code_count(move: rummy_pb2.RummyMove) -> int:
+    return len(move.to_hand) + sum(len(m.cards) for m in move.table) + 1
+
+
+# --- rummy positions and moves -------------------------------------------------------------
+
+
+def turn_from_proto(turn: rummy_pb2.Turn) -> Turn:
+    return Turn(
+        cards_drawn=turn.cards_drawn,
+        stock_empty=turn.stock_empty,
+        has_melded_sequence=turn.has_melded_sequence,
+        has_opened=turn.has_opened,
+        deal_number=turn.deal_number,
+    )
+
+
+def position_from_proto(position: rummy_pb2.RummyPosition, field: str = "position") -> Position:
+    """Parse a RummyPosition, or raise InvalidRequest with paths under ``field``."""
+    check_code_count(_position_code_count(position), field)
+    try:
+        return parse_position(
+            position.ruleset,
+            position.players,
+            [list(m.cards) for m in position.table],
+            list(position.hand),
+            turn_from_proto(position.turn),
+        )
+    except InvalidRequest as error:
+        raise error.prefixed(field) from error
+
+
+def move_from_proto(position: Position, move: rummy_pb2.RummyMove, field: str = "move") -> Move:
+    """Parse a RummyMove against its position, or raise InvalidRequest under ``field``."""
+    check_code_count(_move_code_count(move), field)
+    try:
+        return parse_move(
+            position,
+            [list(m.cards) for m in move.table],
+            list(move.to_hand),
+            move.knock,
+            move.discard,
+        )
+    except InvalidRequest as error:
+        raise error.prefixed(field) from error
+
+
+def meld_to_proto(meld: Sequence[TableCard]) -> rummy_pb2.Meld:
+    return rummy_pb2.Meld(cards=codes(meld))
+
+
+def table_to_proto(table: Iterable[Meld]) -> list[rummy_pb2.Meld]:
+    return [meld_to_proto(m) for m in table]
+
+
+def move_to_proto(move: Move) -> rummy_pb2.RummyMove:
+    return rummy_pb2.RummyMove(
+        table=table_to_proto(move.table),
+        to_hand=codes(move.to_hand),
+        knock=move.knock,
+        discard=move.discard.code if move.discard is not None else "",
+    )
+
+
+def violation_to_proto(violation: Violation) -> rummy_pb2.Violation:
+    return rummy_pb2.Violation(
+        code=enum_to_proto(rummy_pb2.ViolationCode, "VIOLATION_CODE", violation.code),
+        message=violation.message,
+        meld=violation.meld,
+        cards=list(violation.cards),
+        rule=violation.rule,
+    )
+
+
+# --- request checks done before dispatch ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RummyCall:
+    """A parsed RummyService request: the position, and the move when the request has one."""
+
+    position: Position
+    move: Move | None
+
+
+def _require(message_has_field: bool, field: str) -> None:
+    if not message_has_field:
+        raise InvalidRequest([FieldProblem(field, f"{field} is required")])
+
+
+def validate_move_call(request: rummy_pb2.ValidateMoveRequest) -> RummyCall:
+    """Parse a ValidateMove request (position and move are both required)."""
+    _require(request.HasField("position"), "position")
+    # An unset move is a client's mistake; it would otherwise read as an empty table and
+    # come back as "every table card removed". An empty move that is set is judged as sent.
+    _require(request.HasField("move"), "move")
+    position = position_from_proto(request.position)
+    return RummyCall(position, move_from_proto(position, request.move))
+
+
+MAX_SOLVED_MOVES = 20
+"""The most moves one SolveMove request may ask for."""
+
+
+def solve_move_call(request: rummy_pb2.SolveMoveRequest) -> RummyCall:
+    """Parse a SolveMove request and check its numbers."""
+    _require(request.HasField("position"), "position")
+    errors = ProblemCollector()
+    if not 0 <= request.max_moves <= MAX_SOLVED_MOVES:
+        errors.add("max_moves", f"max_moves must be 0-{MAX_SOLVED_MOVES}, not {request.max_moves}")
+    if request.time_limit_ms < 0:
+        errors.add("time_limit_ms", f"time_limit_ms must be 0 or more, not {request.time_limit_ms}")
+    if request.objective not in rummy_pb2.Objective.values():
+        errors.add("objective", f"unknown objective {request.objective}")
+    try:
+        position = position_from_proto(request.position)
+    except InvalidRequest as error:
+        errors.extend(error)
+    errors.raise_if_any()
+    return RummyCall(position, None)
+
+
+def check_knock_call(request: rummy_pb2.CheckKnockRequest) -> RummyCall:
+    """Parse a CheckKnock request (the move is optional)."""
+    _require(request.HasField("position"), "position")
+    if request.time_limit_ms < 0:
+        raise InvalidRequest([FieldProblem("time_limit_ms", "time_limit_ms must be 0 or more")])
+    position = position_from_proto(request.position)
+    move = move_from_proto(position, request.move) if request.HasField("move") else None
+    return RummyCall(position, move)

@@ -1,0 +1,62 @@
+"""RummyService.SolveMove: the best legal moves, found by the CP-SAT model of solver/.
+
+Every move leaves the server re-checked by the referee (inside
+``solver.rearrangement.search``).
+Solver time is the smaller of ``time_limit_ms`` and the call's deadline (SPEC §5), and
+the number of solves running at once is bounded (``service.limits``).
+"""
+
+from __future__ import annotations
+
+import grpc
+
+from carrossel.v1 import rummy_pb2
+from service.convert import codes
+from service.limits import solve_slot, solve_time_limit_s
+from service.rummy import convert
+from solver.rearrangement.search import Objective, SolvedMove, solve_move
+
+_OBJECTIVES = {
+    rummy_pb2.OBJECTIVE_MOST_CARDS: Objective.MOST_CARDS,
+    rummy_pb2.OBJECTIVE_FEWEST_POINTS: Objective.FEWEST_POINTS,
+    rummy_pb2.OBJECTIVE_GO_OUT: Objective.GO_OUT,
+}
+
+
+def solved_move_to_proto(solved: SolvedMove) -> rummy_pb2.SolvedMove:
+    """One solved move with its effects."""
+    verdict = solved.verdict
+    return rummy_pb2.SolvedMove(
+        move=convert.move_to_proto(solved.move),
+        played=codes(verdict.played),
+        hand_after=codes(verdict.hand_after),
+        hand_points_after=verdict.hand_points_after,
+        went_out=verdict.went_out,
+        knock_eligible=verdict.knock_eligible,
+        melds_changed=solved.melds_changed,
+    )
+
+
+def handle(
+    call: convert.RummyCall, request: rummy_pb2.SolveMoveRequest, context: grpc.ServicerContext
+) -> rummy_pb2.SolveMoveResponse:
+    """Find up to ``max_moves`` distinct legal moves, best first."""
+    objective = _OBJECTIVES.get(request.objective)
+    limit_ms = int(solve_time_limit_s(request.time_limit_ms, context) * 1000)
+    with solve_slot(context):
+        result = solve_move(call.position, objective, request.max_moves or 1, limit_ms)
+    stats = result.stats
+    return rummy_pb2.SolveMoveResponse(
+        moves=[solved_move_to_proto(m) for m in result.moves],
+        optimal=result.optimal,
+        stats=rummy_pb2.SolveStats(
+            wall_time_ms=stats.wall_time_ms,
+            status=stats.status,
+            objective_value=stats.objective_value,
+            branches=stats.branches,
+            conflicts=stats.conflicts,
+            num_solutions=len(result.moves),
+            tie_break_proved=bool(result.moves) and stats.tie_break_proved,
+            time_limited=stats.time_limited,
+        ),
+    )

@@ -1,0 +1,250 @@
+"""Positions and moves of the rummy family, parsed from card codes and checked for sanity.
+
+A malformed position (bad code, unknown ruleset, more copies of a card than the deck has,
+an invalid or ambiguous meld on the table) raises ``InvalidRequest`` with a field path
+per problem, relative to the position (``table[2].cards[1]``, ``hand[0]``, ``players``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from solver.core.cards import Card, TableCard, parse_card, parse_table_card
+from solver.core.errors import InvalidRequest, NotationError, ProblemCollector
+from solver.core.registry import service_of
+from solver.core.rulesets import Ruleset, get_ruleset
+from solver.rummy.melds import MeldClassification, classify, foreign_card, value_on_natural
+
+Meld = tuple[TableCard, ...]
+
+# Bounds that keep every request small enough to answer fast (SPEC §5).
+MAX_MELDS = 60
+MAX_CARDS_PER_MELD = 14
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What has happened this turn so far (fields a ruleset does not use are ignored)."""
+
+    cards_drawn: int = 0
+    stock_empty: bool = False
+    has_melded_sequence: bool = False
+    has_opened: bool = False
+    deal_number: int = 0
+
+
+@dataclass(frozen=True)
+class Position:
+    """A table, the hand of the player to move, and the turn state."""
+
+    ruleset: Ruleset
+    players: int
+    table: tuple[Meld, ...]
+    hand: tuple[Card, ...]
+    turn: Turn = field(default_factory=Turn)
+    readings: tuple[MeldClassification, ...] = ()  # the table's melds, classified
+
+    def table_cards(self) -> Counter[Card]:
+        return Counter(tc.card for meld in self.table for tc in meld)
+
+
+@dataclass(frozen=True)
+class Move:
+    """A play: the whole table after it, cards a mexe-mexe player takes back, knock, discard."""
+
+    table: tuple[Meld, ...]
+    to_hand: tuple[Card, ...] = ()
+    knock: bool = False
+    discard: Card | None = None
+
+    def table_cards(self) -> Counter[Card]:
+        return Counter(tc.card for meld in self.table for tc in meld)
+
+
+def resolve_ruleset(ruleset_id: str, players: int, errors: ProblemCollector) -> Ruleset | None:
+    """Look up the ruleset and check the player count, recording problems."""
+    ruleset = get_ruleset(ruleset_id)
+    if ruleset is None:
+        errors.add("ruleset", f"unknown ruleset {ruleset_id!r}")
+        return None
+    if not ruleset.min_players <= players <= ruleset.max_players:
+        errors.add(
+            "players",
+            f"{ruleset.id} is for {ruleset.min_players}-{ruleset.max_players} players, "
+            f"not {players}",
+        )
+    return ruleset
+
+
+def parse_cards(texts: Sequence[str], path: str, errors: ProblemCollector) -> list[Card]:
+    cards: list[Card] = []
+    for i, text in enumerate(texts):
+        try:
+            cards.append(parse_card(text))
+        except NotationError as exc:
+            errors.add(f"{path}[{i}]", str(exc))
+    return cards
+
+
+def parse_melds(melds: Sequence[Sequence[str]], path: str, errors: ProblemCollector) -> list[Meld]:
+    if len(melds) > MAX_MELDS:
+        errors.add(path, f"at most {MAX_MELDS} melds, not {len(melds)}")
+        return []
+    out: list[Meld] = []
+    for m, meld in enumerate(melds):
+        if len(meld) > MAX_CARDS_PER_MELD:
+            errors.add(f"{path}[{m}].cards", f"at most {MAX_CARDS_PER_MELD} cards in a meld")
+            continue
+        parsed: list[TableCard] = []
+        for c, text in enumerate(meld):
+            try:
+                parsed.append(parse_table_card(text))
+            except NotationError as exc:
+                errors.add(f"{path}[{m}].cards[{c}]", str(exc))
+        out.append(tuple(parsed))
+    return out
+
+
+def check_playable(
+    ruleset: Ruleset, cards: Iterable[tuple[str, Card]], errors: ProblemCollector
+) -> None:
+    """Every card must belong to this ruleset's deck (no BROOM in rummy, no JK in shangai)."""
+    for path, card in cards:
+        problem = foreign_card(ruleset, card)
+        if problem:
+            errors.add(path, problem)
+
+
+def check_counts(
+    ruleset: Ruleset,
+    players: int,
+    counts: Counter[Card],
+    path: str | Callable[[Card], str],
+    errors: ProblemCollector,
+) -> None:
+    """No more copies of a card than the deck holds (R1); ``path`` names the field, or gives
+    it per card. A card foreign to the deck is ``check_playable``'s to name, once."""
+    deck = ruleset.deck(players)
+    if not deck:
+        return
+    excess = ((c, n) for c, n in counts.items() if n > deck[c] and not foreign_card(ruleset, c))
+    for card, count in sorted(excess):
+        errors.add(
+            path if isinstance(path, str) else path(card),
+            f"{count} copies of {card.code}, but the {ruleset.id} deck for {players} "
+            f"players has {deck[card]}",
+        )
+
+
+def check_deal_number(ruleset: Ruleset, deal: int, path: str, errors: ProblemCollector) -> None:
+    """A contract game's deal is one of its deals (carioca: 1-7, C2); others ignore it."""
+    last = ruleset.last_deal
+    if last and not 1 <= deal <= last:
+        errors.add(path, f"{ruleset.id} deals are 1-{last}, not {deal}")
+
+
+def _report_invalid_meld(
+    ruleset: Ruleset, m: int, meld: Meld, reason: str, errors: ProblemCollector
+) -> None:
+    """A meld of the position's table that is no meld: named at the card where one card is
+    wrong whatever meld it is in (``9H=9H``; a card foreign to the deck, which
+    ``check_playable`` has named already), else at the meld with the reason."""
+    card_level = False
+    for c, tc in enumerate(meld):
+        if foreign_card(ruleset, tc.card):
+            card_level = True
+        elif problem := value_on_natural(ruleset, tc):
+            errors.add(f"table[{m}].cards[{c}]", problem)
+            card_level = True
+    if not card_level:
+        errors.add(f"table[{m}]", f"invalid meld on the table: {reason}")
+
+
+def parse_position(
+    ruleset_id: str,
+    players: int,
+    table: Sequence[Sequence[str]],
+    hand: Sequence[str],
+    turn: Turn | None = None,
+) -> Position:
+    """Build a Position from card codes, or raise InvalidRequest listing every problem."""
+    errors = ProblemCollector()
+    ruleset = resolve_ruleset(ruleset_id, players, errors)
+    melds = parse_melds(table, "table", errors)
+    hand_cards = parse_cards(hand, "hand", errors)
+    turn = turn or Turn()
+    if turn.cards_drawn < 0 or turn.cards_drawn > 100:
+        errors.add("turn.cards_drawn", f"cards_drawn must be 0-100, not {turn.cards_drawn}")
+    if ruleset is None or errors.problems:
+        errors.raise_if_any()
+        raise AssertionError("unreachable")
+    if service_of(ruleset) != "RummyService":
+        errors.add("ruleset", f"{ruleset.id} is a fishing game: use {service_of(ruleset)}")
+        errors.raise_if_any()
+    check_deal_number(ruleset, turn.deal_number, "turn.deal_number", errors)
+    # Only a special card can be foreign to the deck: paths are written for those alone (a
+    # path per card was a fifth of parsing a position).
+    check_playable(
+        ruleset, ((f"hand[{i}]", c) for i, c in enumerate(hand_cards) if c.special), errors
+    )
+    readings: list[MeldClassification] = []
+    counts = Counter(hand_cards)
+    for m, meld in enumerate(melds):
+        cards = [tc.card for tc in meld]
+        counts.update(cards)
+        specials = ((f"table[{m}].cards[{c}]", x) for c, x in enumerate(cards) if x.special)
+        check_playable(ruleset, specials, errors)
+        verdict = classify(ruleset, meld)
+        if not verdict.ok:
+            _report_invalid_meld(ruleset, m, meld, verdict.reason, errors)
+        readings.append(verdict)
+    # An excess is named where the client can fix it: the hand when it holds the card.
+    in_hand = set(hand_cards)
+    check_counts(ruleset, players, counts, lambda c: "hand" if c in in_hand else "table", errors)
+    errors.raise_if_any()
+    return Position(ruleset, players, tuple(melds), tuple(hand_cards), turn, tuple(readings))
+
+
+def parse_move(
+    position: Position,
+    table: Sequence[Sequence[str]],
+    to_hand: Sequence[str] = (),
+    knock: bool = False,
+    discard: str = "",
+) -> Move:
+    """Build a Move from card codes, or raise InvalidRequest (paths relative to the move).
+
+    An invalid meld in the move is *not* an error here: it is a violation the validator
+    reports. Only what cannot be a card, or cannot exist in the deck, is malformed.
+    """
+    errors = ProblemCollector()
+    ruleset = position.ruleset
+    melds = parse_melds(table, "table", errors)
+    back = parse_cards(to_hand, "to_hand", errors)
+    discard_card: Card | None = None
+    if discard:
+        try:
+            discard_card = parse_card(discard)
+        except NotationError as exc:
+            errors.add("discard", str(exc))
+    check_playable(
+        ruleset,
+        (
+            (f"table[{m}].cards[{c}]", tc.card)
+            for m, meld in enumerate(melds)
+            for c, tc in enumerate(meld)
+        ),
+        errors,
+    )
+    check_playable(ruleset, ((f"to_hand[{i}]", c) for i, c in enumerate(back)), errors)
+    counts = Counter(tc.card for meld in melds for tc in meld)
+    check_counts(ruleset, position.players, counts, "table", errors)
+    errors.raise_if_any()
+    return Move(tuple(melds), tuple(back), knock, discard_card)
+
+
+def raise_prefixed(error: InvalidRequest, prefix: str) -> None:
+    """Re-raise an InvalidRequest with its paths placed under ``prefix``."""
+    raise error.prefixed(prefix) from error
