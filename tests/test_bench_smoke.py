@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench import hard_scan
+from bench import hard_scan, load
 from bench.positions import bench_positions
 from bench.solve_bench import main, percentile
 
@@ -120,3 +120,14 @@ def test_hard_scan_refuses_an_unknown_ruleset(capsys: pytest.CaptureFixture[str]
         hard_scan.main(["--rulesets", "canasta"])
     assert stop.value.code == 2
     assert "unknown ruleset: canasta" in capsys.readouterr().err
+
+
+def test_load_bench_runs_closed_loop_clients_against_a_server_it_starts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``make bench-load``'s generator: every call is counted by RPC and status."""
+    argv = ["--clients", "2", "--duration", "1", "--n", "2", "--rulesets", "rummikub"]
+    assert load.main(argv) == 0
+    out = capsys.readouterr().out
+    for text in ("OK calls/s", "SolveMove", "ValidateMove", "errors: none", "server RSS"):
+        assert text in out, out

@@ -1,0 +1,236 @@
+"""A closed-loop load benchmark: N concurrent clients call a server for a bounded time.
+
+Each client sends one call, waits for its answer, and sends the next (closed loop), drawing
+ValidateMove or SolveMove at the given mix over mid positions of the chosen rulesets. The
+ValidateMove requests carry the best move of their position (solved in-process before the
+clock starts), so they are the plays a client would really submit. It prints the
+throughput, p50/p90/p99 per RPC, and every status other than OK with its count; with a
+server it started itself, also the server's resident memory before and after.
+
+    .venv/bin/python -m bench.load --clients 16 --duration 20
+    .venv/bin/python -m bench.load --target 127.0.0.1:50051 --clients 64 --mix 0.6
+
+Loopback only: ``--target`` must be a 127.0.0.0/8 or localhost address.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import grpc.aio
+
+from bench.over_grpc import free_port, position_proto, wait_serving
+from bench.positions import PositionSpec, bench_positions
+from bench.solve_bench import machine, percentile
+from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
+from service.rummy.convert import move_to_proto
+from solver.rearrangement.search import solve_move
+from solver.rummy.position import parse_position
+
+LOOPBACK = ("127.", "localhost", "[::1]")
+
+
+@dataclass
+class Tally:
+    """What the clients saw: call latencies per RPC and statuses."""
+
+    latencies_ms: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    statuses: Counter[tuple[str, str]] = field(default_factory=Counter)
+
+
+@dataclass(frozen=True)
+class Calls:
+    """The prepared requests: one ValidateMove and one SolveMove per position."""
+
+    validate: tuple[rummy_pb2.ValidateMoveRequest, ...]
+    solve: tuple[rummy_pb2.SolveMoveRequest, ...]
+
+
+def prepare(rulesets: Sequence[str], size: str, n: int, seed: int, limit_ms: int) -> Calls:
+    """Requests built before the clock starts; ValidateMove gets each position's best move."""
+    validate: list[rummy_pb2.ValidateMoveRequest] = []
+    solve: list[rummy_pb2.SolveMoveRequest] = []
+    for ruleset in rulesets:
+        for spec in bench_positions(ruleset, size, n, seed):
+            solve.append(
+                rummy_pb2.SolveMoveRequest(position=position_proto(spec), time_limit_ms=limit_ms)
+            )
+            best = _best_move(spec, limit_ms)
+            if best is not None:
+                validate.append(
+                    rummy_pb2.ValidateMoveRequest(position=position_proto(spec), move=best)
+                )
+    return Calls(tuple(validate), tuple(solve))
+
+
+def _best_move(spec: PositionSpec, limit_ms: int) -> rummy_pb2.RummyMove | None:
+    position = parse_position(
+        spec.ruleset, spec.players, [list(m) for m in spec.table], list(spec.hand), spec.turn
+    )
+    result = solve_move(position, None, 1, limit_ms)
+    return move_to_proto(result.moves[0].move) if result.moves else None
+
+
+async def _client(
+    stub: rummy_pb2_grpc.RummyServiceStub,
+    calls: Calls,
+    mix: float,
+    stop_at: float,
+    rng: random.Random,
+    tally: Tally,
+    deadline_s: float,
+) -> None:
+    while time.monotonic() < stop_at:
+        validate = rng.random() < mix and calls.validate
+        rpc = "ValidateMove" if validate else "SolveMove"
+        start = time.perf_counter()
+        try:
+            if validate:
+                await stub.ValidateMove(rng.choice(calls.validate), timeout=deadline_s)
+            else:
+                await stub.SolveMove(rng.choice(calls.solve), timeout=deadline_s)
+            status = "OK"
+        except grpc.aio.AioRpcError as error:
+            status = error.code().name
+        tally.latencies_ms[rpc].append((time.perf_counter() - start) * 1000.0)
+        tally.statuses[(rpc, status)] += 1
+
+
+async def run_load(
+    target: str,
+    calls: Calls,
+    clients: int,
+    duration_s: float,
+    mix: float,
+    seed: int,
+    deadline_s: float,
+) -> tuple[Tally, float]:
+    """Run ``clients`` closed-loop clients on one channel for ``duration_s`` seconds."""
+    tally = Tally()
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = rummy_pb2_grpc.RummyServiceStub(channel)
+        await channel.channel_ready()
+        start = time.monotonic()
+        stop_at = start + duration_s
+        await asyncio.gather(
+            *(
+                _client(
+                    stub, calls, mix, stop_at, random.Random(seed * 1000 + i), tally, deadline_s
+                )
+                for i in range(clients)
+            )
+        )
+        elapsed = time.monotonic() - start
+    return tally, elapsed
+
+
+def report(tally: Tally, elapsed_s: float, clients: int) -> list[str]:
+    """The lines the benchmark prints."""
+    ok = sum(n for (_, status), n in tally.statuses.items() if status == "OK")
+    total = sum(tally.statuses.values())
+    lines = [
+        f"{clients} clients, {elapsed_s:.1f} s: {total} calls, {ok} OK, "
+        f"{ok / elapsed_s:.1f} OK calls/s",
+        f"{'rpc':<13} {'calls':>7} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8} {'max ms':>8}",
+    ]
+    for rpc in sorted(tally.latencies_ms):
+        times = tally.latencies_ms[rpc]
+        lines.append(
+            f"{rpc:<13} {len(times):>7} {percentile(times, 50):>8.2f} "
+            f"{percentile(times, 90):>8.2f} {percentile(times, 99):>8.2f} {max(times):>8.2f}"
+        )
+    errors = {key: n for key, n in tally.statuses.items() if key[1] != "OK"}
+    lines.append(
+        "errors: none"
+        if not errors
+        else "errors: " + ", ".join(f"{rpc} {status} ×{n}" for (rpc, status), n in errors.items())
+    )
+    return lines
+
+
+def rss_mb(pid: int) -> float:
+    """The resident memory of a process and its children (worker processes), in MB."""
+    pids = [pid]
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    if children.exists():
+        pids += [int(p) for p in children.read_text().split()]
+    total_kb = 0
+    for p in pids:
+        for line in Path(f"/proc/{p}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total_kb += int(line.split()[1])
+    return total_kb / 1024
+
+
+def _start_server(workers: int | None, cpus: str | None) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    command = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
+    if workers is not None:
+        command += ["--workers", str(workers)]
+    if cpus:
+        command = ["taskset", "-c", cpus, *command]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    target = f"127.0.0.1:{port}"
+    with grpc.insecure_channel(target) as channel:
+        wait_serving(channel, server)
+    return server, target
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--target", help="host:port of a running server (loopback only)")
+    parser.add_argument("--clients", type=int, default=16, help="concurrent clients")
+    parser.add_argument("--duration", type=float, default=20.0, help="seconds of load")
+    parser.add_argument("--mix", type=float, default=0.6, help="share of ValidateMove calls")
+    parser.add_argument("--rulesets", default="carrossel,rummikub")
+    parser.add_argument("--size", default="mid", choices=["small", "mid", "large"])
+    parser.add_argument("--n", type=int, default=40, help="positions per ruleset")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--time-limit-ms", type=int, default=2000)
+    parser.add_argument("--deadline-s", type=float, default=10.0, help="each call's deadline")
+    parser.add_argument("--workers", type=int, help="the server's --workers (when started here)")
+    parser.add_argument("--cpus", help="taskset CPU list for a server started here, e.g. 0")
+    args = parser.parse_args(argv)
+    if args.target and not args.target.startswith(LOOPBACK):
+        parser.error("--target must be a loopback address (127.0.0.0/8, localhost, [::1])")
+    if not 0.0 <= args.mix <= 1.0 or args.clients < 1 or args.duration <= 0:
+        parser.error("--mix is 0-1, --clients at least 1, --duration positive")
+    print(f"bench.load: {machine()}", flush=True)
+    calls = prepare(args.rulesets.split(","), args.size, args.n, args.seed, args.time_limit_ms)
+    server: subprocess.Popen[bytes] | None = None
+    target = args.target
+    if target is None:
+        server, target = _start_server(args.workers, args.cpus)
+    try:
+        before = rss_mb(server.pid) if server else None
+        tally, elapsed = asyncio.run(
+            run_load(
+                target, calls, args.clients, args.duration, args.mix, args.seed, args.deadline_s
+            )
+        )
+        after = rss_mb(server.pid) if server else None
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
+    setting = f"workers {args.workers or 'default'}, cpus {args.cpus or 'all'}, mix {args.mix}"
+    print(f"{target}: {setting}, {args.size} positions of {args.rulesets}")
+    for line in report(tally, elapsed, args.clients):
+        print(line)
+    if before is not None and after is not None:
+        print(f"server RSS: {before:.0f} MB before, {after:.0f} MB after")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
