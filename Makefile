@@ -15,7 +15,7 @@ PROTOC := $(BIN)/python -m grpc_tools.protoc -Iproto \
 	--plugin=protoc-gen-mypy_grpc=$(BIN)/protoc-gen-mypy_grpc \
 	--python_out=. --grpc_python_out=. --mypy_out=. --mypy_grpc_out=.
 
-.PHONY: run test lint proto install clean bench-load
+.PHONY: run test lint proto install clean bench bench-load
 
 run: $(GEN_STAMP)
 	exec $(BIN)/carrossel serve --host $(HOST) --port $(PORT)
@@ -29,6 +29,10 @@ lint: $(GEN_STAMP)
 	$(BIN)/buf lint
 
 install: $(INSTALL_STAMP)
+
+# The cost curve: SolveMove call latency against table size (bench/curve.py; ARGS="...").
+bench: $(GEN_STAMP)
+	$(BIN)/python -m bench.curve $(ARGS)
 
 # A closed-loop load run against a server it starts (bench/load.py; options: ARGS="...").
 bench-load: $(GEN_STAMP)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from bench import hard_scan, load
+from bench import curve, hard_scan, load
 from bench.positions import bench_positions
 from bench.solve_bench import main, percentile
 
@@ -131,3 +133,15 @@ def test_load_bench_runs_closed_loop_clients_against_a_server_it_starts(
     out = capsys.readouterr().out
     for text in ("OK calls/s", "SolveMove", "ValidateMove", "errors: none", "server RSS"):
         assert text in out, out
+
+
+def test_cost_curve_times_every_table_size_and_draws_the_picture(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """``make bench``: a row per table size, rummikub-solver beside rummikub, and a PNG."""
+    out = tmp_path / "curve.png"
+    assert curve.main(["--n", "1", "--rulesets", "rummikub", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    for label in ("rummikub      10", "rummikub     100", "rummikub    full"):
+        assert label in printed, printed
+    assert out.read_bytes().startswith(b"\x89PNG")
