@@ -22,13 +22,15 @@ Only ``random.Random(seed)`` is used, so a seed always gives the same positions.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from solver.core.cards import JOKER_CARD, SUITS, Card, rank_name
+from solver.core.cards import JOKER_CARD, SUITS, Card, parse_table_card, rank_name
 from solver.core.rulesets import Ruleset, SuitRule, get_ruleset, rank_of_position
+from solver.rummy.melds import MeldKind, classify
 from solver.rummy.position import Position, Turn, parse_position
 
 Span = tuple[str, int, int]  # a sequence still being cut: suit, first and last rank position
@@ -278,14 +280,100 @@ def random_position(
     )
 
 
-SIZES: dict[str, tuple[int, int]] = {"small": (0, 20), "mid": (30, 60), "large": (70, 100)}
-"""The benchmark's table sizes in cards (issue 4): ≤ 20, 30-60 and 70-100."""
+SIZES: dict[str, tuple[int, int]] = {
+    "small": (0, 20),
+    "mid": (30, 60),
+    "large": (70, 100),
+    "fit": (70, 100),
+}
+"""The benchmark's table sizes in cards: ≤ 20, 30-60 and 70-100; ``fit`` is large tables
+with hands that fit them (``fitting_hand``), the hard case of real play."""
+
+FIT_HAND = (8, 14)
+"""Hand sizes of the ``fit`` positions."""
 
 HAND_SIZES: dict[str, tuple[int, int]] = {
     "rummikub": (6, 20),
     "carrossel": (5, 15),
     "mexe-mexe": (5, 15),
 }
+
+
+def _table_shapes(
+    ruleset: Ruleset, table: Sequence[Sequence[str]]
+) -> tuple[list[tuple[int, int, str]], list[tuple[int, set[str]]], list[Card]]:
+    """The table's runs (first and last rank position, suit or ""), groups (rank, suits) and
+    the naturals its wilds stand for (a hand card of that value releases one, R5)."""
+    runs: list[tuple[int, int, str]] = []
+    groups: list[tuple[int, set[str]]] = []
+    releasers: list[Card] = []
+    for meld in table:
+        cards = tuple(parse_table_card(code) for code in meld)
+        reading = classify(ruleset, cards).readings[0]
+        natural_suits = {tc.card.suit for tc, w in zip(cards, reading.wild, strict=True) if not w}
+        if reading.kind is MeldKind.GROUP:
+            groups.append((reading.rank, natural_suits))
+            missing = [s for s in SUITS if s not in natural_suits]
+            releasers += [Card(reading.rank, s) for s in missing[: sum(reading.wild)]]
+            continue
+        runs.append((reading.positions[0], reading.positions[-1], reading.suit or ""))
+        for value, wild in zip(reading.values, reading.wild, strict=True):
+            if wild:
+                releasers.append(Card(value.rank, value.suit or rng_suit(value.rank)))
+    return runs, groups, releasers
+
+
+def rng_suit(rank: int) -> str:
+    """A suit for the natural that releases an any-suit run's wild (any suit does, R5)."""
+    return SUITS[rank % len(SUITS)]
+
+
+def fitting_hand(
+    rng: random.Random, spec: PositionSpec, size: tuple[int, int], jokers: int
+) -> PositionSpec:
+    """``spec`` with a new hand of cards that fit its table: ends that extend its runs, cards
+    that fill the gap between two runs (a join), suits a group lacks, the naturals that release
+    its wilds (R5), and pairs that make a group with a run's end card; the rest at random."""
+    ruleset = get_ruleset(spec.ruleset)
+    assert ruleset is not None
+    deck = ruleset.deck(spec.players)
+    stock = Counter(deck)
+    stock.subtract(parse_table_card(code).card for meld in spec.table for code in meld)
+    runs, groups, releasers = _table_shapes(ruleset, spec.table)
+    suits_of = (
+        (lambda suit: [suit])
+        if ruleset.melds.sequence_suits is SuitRule.SAME_SUIT
+        else (lambda suit: list(SUITS))
+    )
+    allowed = ruleset.sequence_positions
+    fits: list[Card] = list(releasers)
+    for first, last, suit in runs:
+        for pos in (first - 1, last + 1):
+            if pos in allowed:
+                fits += [Card(rank_of_position(pos), s) for s in suits_of(suit or "C")]
+        for other_first, _, other_suit in runs:  # a one-card gap joins two runs
+            if other_first == last + 2 and (other_suit == suit or not suit):
+                fits += [Card(rank_of_position(last + 1), s) for s in suits_of(suit or "C")]
+        if last - first >= 3:  # a run of 4+ gives up an end card to a group of the hand's pair
+            end = rank_of_position(last)
+            fits += [Card(end, s) for s in SUITS] * 2
+    for rank, suits in groups:
+        fits += [Card(rank, s) for s in SUITS if s not in suits]
+    rng.shuffle(fits)
+    want = rng.randint(*size)
+    hand: list[Card] = []
+    for card in fits:
+        if len(hand) >= want * 3 // 4:
+            break
+        if stock[card] > 0:
+            stock[card] -= 1
+            hand.append(card)
+    wilds = min(jokers, stock[JOKER_CARD], want - len(hand))
+    naturals = sorted(c for c in stock.elements() if not c.is_joker)
+    hand += rng.sample(naturals, max(0, min(want - len(hand) - wilds, len(naturals))))
+    hand += [JOKER_CARD] * wilds
+    hand.sort(key=lambda c: (c.is_joker, c.rank, c.suit))
+    return dataclasses.replace(spec, hand=tuple(c.code for c in hand))
 
 
 def bench_positions(ruleset_id: str, size: str, n: int, seed: int) -> list[PositionSpec]:
@@ -299,6 +387,8 @@ def bench_positions(ruleset_id: str, size: str, n: int, seed: int) -> list[Posit
     """
     rng = random.Random(f"{seed}/{ruleset_id}/{size}")
     out: list[PositionSpec] = []
+    if size == "fit":
+        return [_fit_position(rng, ruleset_id, f"{ruleset_id}-fit-{seed}-{i}") for i in range(n)]
     for i in range(n):
         jokers = rng.choices((0, 1, 2), weights=(5, 3, 2))[0]
         on_table = 0 if ruleset_id == "rummikub" else rng.randint(0, jokers)
@@ -317,3 +407,20 @@ def bench_positions(ruleset_id: str, size: str, n: int, seed: int) -> list[Posit
             )
         )
     return out
+
+
+def _fit_position(rng: random.Random, ruleset_id: str, name: str) -> PositionSpec:
+    """A large table (0-2 table wilds where the deck has them) and a hand of 8-14 that fits."""
+    wild_deck = ruleset_id != "rummikub"  # rummikub's table jokers are free for rummikub-solver
+    on_table = rng.randint(0, 2) if wild_deck else 0
+    spec = random_position(
+        rng,
+        ruleset_id,
+        table_size=SIZES["large"],
+        hand_size=FIT_HAND,
+        table_jokers=on_table,
+        table_twos=rng.randint(1, 4) if ruleset_id == "mexe-mexe" else 0,
+        turn=Turn(cards_drawn=1) if ruleset_id == "mexe-mexe" else None,
+        name=name,
+    )
+    return fitting_hand(rng, spec, FIT_HAND, rng.choices((0, 1, 2), weights=(4, 4, 2))[0])
