@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 
-from solver.cards import Card
+from solver.cards import Card, sort_key
 from solver.rulesets import FishingRules
 
 from solver.fishing.items import (
@@ -58,7 +58,9 @@ class Play:
         if self.action is Action.BUILD:
             items = " ".join(map(str, self.items))
             return f"{self.card.code} builds {self.value} on ({items})"
-        return f"{self.card.code} {self.action.value}s"
+        if self.action is Action.BROOM:
+            return f"{self.card.code} sweeps the table"
+        return f"{self.card.code} is laid on the table"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +107,8 @@ def build_table(
 ) -> tuple[Item, ...]:
     """The table after a build: the new build takes the place of its first item (F5)."""
     used = set(play.items)
-    cards = (*(c for index in sorted(used) for c in table[index].cards), play.card)
+    # In card order: the same build is the same item however its parts lay on the table.
+    cards = tuple(sorted((*(c for i in used for c in table[i].cards), play.card), key=sort_key))
     value = sum(card_value(c, rules) for c in cards)
     build = Item(cards, value, player)
     first = min(used)

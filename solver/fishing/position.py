@@ -83,7 +83,7 @@ def sides_of(players: int) -> int:
     return 2 if players == 4 else players
 
 
-class _Seen:
+class SeenCards:
     """Every card met so far with where it was met: a fishing deck has one copy of each."""
 
     def __init__(self, deck: frozenset[Card], problems: ProblemCollector, deck_size: int) -> None:
@@ -129,7 +129,7 @@ def parse_position(raw: RawPosition) -> Position:
     if rules is None or deck is None:
         problems.raise_if_any()
     assert rules is not None and deck is not None and ruleset is not None
-    seen = _Seen(deck_cards(deck), problems, deck.size)
+    seen = SeenCards(deck_cards(deck), problems, deck.size)
     hand = _parse_hand(raw.hand, "hand", seen, problems)
     if not hand and not problems.problems:
         problems.add("hand", "the player to move holds no card")
@@ -154,7 +154,7 @@ def parse_position(raw: RawPosition) -> Position:
 
 
 def _parse_hand(
-    codes: Sequence[str], path: str, seen: _Seen, problems: ProblemCollector
+    codes: Sequence[str], path: str, seen: SeenCards, problems: ProblemCollector
 ) -> tuple[Card, ...]:
     if len(codes) > HAND_SIZE:
         problems.add(path, f"{len(codes)} cards: a fishing hand holds at most {HAND_SIZE}")
@@ -163,7 +163,7 @@ def _parse_hand(
 
 
 def _parse_item(
-    raw: RawItem, path: str, rules: FishingRules, players: int, seen: _Seen
+    raw: RawItem, path: str, rules: FishingRules, players: int, seen: SeenCards
 ) -> Item | None:
     problems = seen.problems
     if not raw.cards:
@@ -198,7 +198,7 @@ def _parse_item(
 
 
 def _parse_piles(
-    raw_piles: Sequence[Sequence[str]], players: int, seen: _Seen, problems: ProblemCollector
+    raw_piles: Sequence[Sequence[str]], players: int, seen: SeenCards, problems: ProblemCollector
 ) -> tuple[tuple[Card, ...], ...]:
     if raw_piles and len(raw_piles) != sides_of(players):
         problems.add(
@@ -212,7 +212,7 @@ def _parse_piles(
 
 
 def _parse_other_hands(
-    raw: RawPosition, players: int, seen: _Seen, problems: ProblemCollector
+    raw: RawPosition, players: int, seen: SeenCards, problems: ProblemCollector
 ) -> dict[int, tuple[Card, ...]]:
     hands: dict[int, tuple[Card, ...]] = {}
     for index, (player, codes) in enumerate(raw.other_hands):
