@@ -91,6 +91,8 @@ def _group_slots(built: CaptureModel, data: CaptureData, table: Sequence[Item], 
     eligible = data.eligible[value]
     slots = min(len(eligible), sum(table[i].value for i in eligible) // value)
     value_played = sum(built.choose[c] for c in data.cards if data.value_of[c] == value)
+    if slots == 0:
+        model.add(value_played == 0)  # no group of this value can be made: no capture
     for slot in range(slots):
         used = model.new_bool_var(f"group_used[{value},{slot}]")
         built.group_used[value, slot] = used

@@ -1,0 +1,110 @@
+"""Random fishing positions for the differential tests, as the solver's raw input and as the
+brute-force reference's plain items (one generator, two spellings of the same position)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from solver.fishing.position import RawItem, RawPosition
+from tests.reference.fishing_bruteforce import COURTS, BItem, value
+
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+DECK_56 = tuple(f"{r}{s}" for s in "CDHS" for r in RANKS) + ("JK20", "JK15", "JK11", "BROOM")
+PRIZE_SUIT = {"carosello": "H", "carrusel": "C", "karusele": "S"}
+
+
+@dataclass(frozen=True)
+class Sample:
+    raw: RawPosition
+    table: tuple[BItem, ...]
+    hand: tuple[str, ...]
+    player: int
+    players: int
+    prize_suit: str
+    other_hands: tuple[tuple[str, ...], ...] = ()  # every player's hand, by player
+    piles: tuple[tuple[str, ...], ...] = ()
+    last_capturer: int = -1
+
+
+def _numbered(code: str) -> bool:
+    return code != "BROOM" and code[:-1] not in COURTS
+
+
+def _build(deck: list[str], rng: random.Random) -> list[str]:
+    """Two or three numbered cards (a build of the kind F5 makes), worth at most 20."""
+    cards: list[str] = []
+    for code in list(deck):
+        if _numbered(code) and sum(value(c) for c in cards) + value(code) <= 20:
+            cards.append(code)
+            deck.remove(code)
+            if len(cards) == rng.choice((2, 3)):
+                break
+    return cards
+
+
+def play_sample(seed: int) -> Sample:
+    """A random mid-deal position: up to 8 items (builds among them), 1-4 cards in hand."""
+    rng = random.Random(seed)
+    ruleset = rng.choice(tuple(PRIZE_SUIT))
+    deck = list(DECK_56)
+    rng.shuffle(deck)
+    players = rng.choice((2, 3, 4))
+    player = rng.randrange(players)
+    items: list[tuple[list[str], int]] = []
+    for _ in range(rng.randint(0, 8)):
+        if rng.random() < 0.2:
+            cards = _build(deck, rng)
+            if len(cards) >= 2:
+                items.append((cards, rng.randrange(players)))
+                continue
+        code = deck.pop()
+        if code == "BROOM":
+            code = deck.pop()
+        items.append(([code], -1))
+    hand = [deck.pop() for _ in range(rng.randint(1, 4))]
+    hand_values = {value(c) for c in hand}
+    items = [
+        (cards, (owner + 1) % players if owner == player and
+         sum(value(c) for c in cards) not in hand_values else owner)
+        for cards, owner in items
+    ]
+    raw = RawPosition(
+        ruleset, [RawItem(c, 0, max(o, 0)) for c, o in items], hand, 56, player, players
+    )
+    table = tuple(BItem(tuple(c), o if len(c) > 1 else -1) for c, o in items)
+    return Sample(raw, table, tuple(hand), player, players, PRIZE_SUIT[ruleset])
+
+
+def endgame_sample(seed: int, players: int) -> Sample:
+    """A last-round position: stock empty, every hand known, the rest in the piles."""
+    rng = random.Random(seed)
+    ruleset = rng.choice(tuple(PRIZE_SUIT))
+    deck = list(DECK_56)
+    rng.shuffle(deck)
+    size = rng.randint(1, 3 if players == 2 else 2)
+    player = rng.randrange(players)
+    already = rng.randrange(players)  # how many players after the mover hold one fewer
+    hands: list[tuple[str, ...]] = [()] * players
+    for k in range(players):
+        count = size - (1 if k and k >= players - already else 0)
+        hands[(player + k) % players] = tuple(deck.pop() for _ in range(count))
+    table = []
+    for _ in range(rng.randint(1, 5)):
+        code = deck.pop()
+        if code == "BROOM":  # the broom never lies on the table (F6)
+            deck.insert(0, code)
+            code = deck.pop()
+        table.append(code)
+    sides = 2 if players == 4 else players
+    piles: list[list[str]] = [[] for _ in range(sides)]
+    for code in deck:
+        piles[rng.randrange(sides)].append(code)
+    last = rng.randrange(players)
+    raw = RawPosition(
+        ruleset, [RawItem([c]) for c in table], list(hands[player]), 56, player, players,
+        piles=piles, last_capturer=last,
+        other_hands=[(p, list(hands[p])) for p in range(players) if p != player],
+    )
+    return Sample(raw, tuple(BItem((c,)) for c in table), hands[player], player, players,
+                  PRIZE_SUIT[ruleset], tuple(hands), tuple(map(tuple, piles)), last)
