@@ -87,13 +87,14 @@ def parse_deal(
         problems.add("piles", f"{len(piles)} piles: a deal has 2 or 3 sides (partners share one)")
     if totals_before and len(totals_before) != len(piles):
         problems.add("totals_before", f"{len(totals_before)} totals for {len(piles)} sides")
+    before_cards = len(problems.problems)
     seen = SeenCards(deck_cards(deck), problems, deck.size)
     parsed = tuple(
         tuple(c for i, code in enumerate(pile) if (c := seen.card(code, f"piles[{s}].cards[{i}]")))
         for s, pile in enumerate(piles)
     )
     missing = len(deck_cards(deck)) - len(seen.where)
-    if not problems.problems and missing:
+    if missing and len(problems.problems) == before_cards:  # a bad code is reported already
         problems.add("piles", f"the piles hold {len(seen.where)} of the {deck.size} cards: at the "
                      "end of a deal every card is in a pile (F8)")
     problems.raise_if_any()
