@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from solver.fishing.notation import parse_table_text
 from solver.fishing.position import parse_position
-from solver.fishing.referee import parse_play
 from solver.fishing.referee import judge as referee_judge
+from solver.fishing.referee import parse_play
 from tests.fishing_vectors import Case, raw_play, raw_position
 
 

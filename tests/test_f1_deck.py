@@ -1,4 +1,7 @@
-"""F1: the played card must be in hand (vectors in tests/vectors/fishing/plays.toml, judged by the referee)."""
+"""F1: the played card must be in hand.
+
+Vectors: tests/vectors/fishing/plays.toml, judged by the referee.
+"""
 
 from __future__ import annotations
 

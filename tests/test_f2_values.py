@@ -1,4 +1,7 @@
-"""F2: A = 1, 2-10 face value, numbered jokers 11/15/20; J Q K have no value (vectors in tests/vectors/fishing/plays.toml, judged by the referee)."""
+"""F2: A = 1, 2-10 face value, numbered jokers 11/15/20; J Q K have no value.
+
+Vectors: tests/vectors/fishing/plays.toml, judged by the referee.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""F3: captures of one or more disjoint groups, each one item of the card's value or items summing to it (vectors in tests/vectors/fishing/plays.toml, judged by the referee)."""
+"""F3: a capture takes disjoint groups, each one item of the card's value or items summing to it.
+
+Vectors: tests/vectors/fishing/plays.toml, judged by the referee.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""F4: J, Q, K take one card of their rank, or all three when three lie there (vectors in tests/vectors/fishing/plays.toml, judged by the referee)."""
+"""F4: J, Q, K take one card of their rank, or all three when three lie there.
+
+Vectors: tests/vectors/fishing/plays.toml, judged by the referee.
+"""
 
 from __future__ import annotations
 

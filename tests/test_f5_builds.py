@@ -1,4 +1,7 @@
-"""F5: builds toward a kept card, owned until captured; others may take or extend them (vectors in tests/vectors/fishing/plays.toml, judged by the referee)."""
+"""F5: builds toward a kept card, owned until captured; others may take or extend them.
+
+Vectors: tests/vectors/fishing/plays.toml, judged by the referee.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""F6: the broom sweeps the whole table, and only the broom sweeps (vectors in tests/vectors/fishing/plays.toml, judged by the referee)."""
+"""F6: the broom sweeps the whole table, and only the broom sweeps.
+
+Vectors: tests/vectors/fishing/plays.toml, judged by the referee.
+"""
 
 from __future__ import annotations
 

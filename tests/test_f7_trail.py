@@ -1,4 +1,7 @@
-"""F7: a trail only when no capture and no build is possible with any hand card (vectors in tests/vectors/fishing/plays.toml, judged by the referee)."""
+"""F7: a trail only when no capture and no build is possible with any hand card.
+
+Vectors: tests/vectors/fishing/plays.toml, judged by the referee.
+"""
 
 from __future__ import annotations
 

@@ -14,11 +14,11 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from carrossel.v1 import fishing_pb2
+from solver.cards import parse_card
 from solver.fishing.notation import parse_table_text
 from solver.fishing.plays import Action, Play
 from solver.fishing.position import RawItem, RawPosition, parse_position
 from solver.fishing.referee import judge
-from solver.cards import parse_card
 from tests.fishing_vectors import Case, params
 from tests.reference.fishing_bruteforce import BItem, BPlay
 from tests.reference.fishing_minimax import play_values

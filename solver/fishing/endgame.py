@@ -14,16 +14,16 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from solver.cards import Card, format_cards, sort_key
 from solver.errors import ProblemCollector
-from solver.rulesets import FishingRules
-
 from solver.fishing.items import NO_OWNER, Item, card_points, deck_cards, is_prize_suit
-from solver.fishing.plays import Action, Outcome, Play, legal_plays, outcome
+from solver.fishing.plays import Outcome, Play, legal_plays, outcome
 from solver.fishing.position import Position
 from solver.fishing.scoring import deal_points
 from solver.fishing.search import SolvedPlay, rank_key
+from solver.rulesets import FishingRules
 
 CHECK_EVERY_NODES = 512
 
@@ -91,7 +91,7 @@ def check_complete(position: Position) -> None:
                      "stock empty the hands must hold every unseen card")
     sizes = [len(_hand(position, (position.player + k) % position.players))
              for k in range(position.players)]
-    if not all(a >= b for a, b in zip(sizes, sizes[1:])) or sizes[0] - sizes[-1] > 1:
+    if not all(a >= b for a, b in pairwise(sizes)) or sizes[0] - sizes[-1] > 1:
         problems.add("other_hands", f"hand sizes {sizes} from the player to move on cannot "
                      "arise in turn order (each later hand holds as many cards or one fewer)")
     problems.raise_if_any()
@@ -261,11 +261,13 @@ def _explain(
     search: _Search, value: int, solved: SolvedPlay, root: State, position: Position
 ) -> DealEndPlay:
     """The play's principal line, its indices rewritten against the tables a client sees."""
-    state = search.child(root, solved.play)[0]
+    start = search.child(root, solved.play)[0]
+    steps = search.line(start)
     line = [LineStep(position.player, solved.play)]
     display = solved.outcome.table_after
-    for player, play, state in search.line(state):
+    for player, play, _ in steps:
         shown = _reindex(play, _canonical_table(display), display)
         line.append(LineStep(player, shown))
         display = outcome(shown, display, player, search.rules).table_after
-    return DealEndPlay(solved, value, search.final_points(state), tuple(line))
+    end = steps[-1][2] if steps else start
+    return DealEndPlay(solved, value, search.final_points(end), tuple(line))

@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 
 from solver.cards import Card
-from solver.rulesets import FishingRules
-
 from solver.fishing.items import Item, card_points, card_value, is_prize_suit
+from solver.rulesets import FishingRules
 
 POINT_WEIGHT = 10_000
 CARD_WEIGHT = 100

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 from solver.errors import NotationError
-
 from solver.fishing.position import RawItem
 
 _TOKENS = re.compile(r"\[[^\]]*\]|[^\s\[\]]+")

@@ -13,8 +13,6 @@ from enum import Enum
 from functools import lru_cache
 
 from solver.cards import Card, sort_key
-from solver.rulesets import FishingRules
-
 from solver.fishing.items import (
     Item,
     card_points,
@@ -24,6 +22,7 @@ from solver.fishing.items import (
     is_prize_suit,
     single,
 )
+from solver.rulesets import FishingRules
 
 
 class Action(Enum):
@@ -168,7 +167,7 @@ def build_sets(values: tuple[int, ...], target: int) -> tuple[tuple[int, ...], .
 def court_captures(card: Card, table: Sequence[Item]) -> list[tuple[tuple[int, ...], ...]]:
     """F4: one card of the rank, or all three when three lie on the table."""
     matching = [index for index, item in enumerate(table) if item.court_rank == card.rank]
-    options = [((index,),) for index in matching]
+    options: list[tuple[tuple[int, ...], ...]] = [((index,),) for index in matching]
     if len(matching) == 3:
         options.append(tuple((index,) for index in matching))
     return options

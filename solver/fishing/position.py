@@ -12,8 +12,6 @@ from types import MappingProxyType
 
 from solver.cards import Card, parse_card
 from solver.errors import NotationError, ProblemCollector
-from solver.rulesets import FishingRules, get_ruleset
-
 from solver.fishing.items import (
     NO_OWNER,
     Deck,
@@ -24,6 +22,7 @@ from solver.fishing.items import (
     is_broom,
     is_court,
 )
+from solver.rulesets import FishingRules, get_ruleset
 
 HAND_SIZE = 4
 DEFAULT_DECK = 56

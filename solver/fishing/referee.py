@@ -12,7 +12,6 @@ from enum import Enum
 
 from solver.cards import Card, format_cards, parse_card
 from solver.errors import NotationError, ProblemCollector
-
 from solver.fishing.items import Item, card_value, is_broom, is_court
 from solver.fishing.plays import (
     Action,

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 from solver.cards import Card, rank_name
 from solver.errors import ProblemCollector
-from solver.rulesets import FishingRules, get_ruleset
-
 from solver.fishing.items import (
     Deck,
     card_points,
@@ -22,6 +20,7 @@ from solver.fishing.items import (
     is_prize_suit,
 )
 from solver.fishing.position import DEFAULT_DECK, SeenCards
+from solver.rulesets import FishingRules, get_ruleset
 
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 

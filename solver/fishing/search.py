@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from solver.cards import sort_key
-
 from solver.fishing.items import is_broom, is_court
 from solver.fishing.model import (
     CaptureData,
@@ -134,7 +133,7 @@ def _sum_captures(
 
 def _solve_once(
     built: CaptureModel, data: CaptureData, deadline: float
-) -> tuple[int, FoundCapture | None]:
+) -> tuple[object, FoundCapture | None]:
     """One CP-SAT solve within what is left of the time limit (fixed seed, one worker)."""
     solver = cp_model.CpSolver()
     solver.parameters.max_time_in_seconds = max(deadline - time.monotonic(), 0.001)

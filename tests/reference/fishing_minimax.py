@@ -39,7 +39,7 @@ def apply(table: list[BItem], hands: list[list[str]], piles: list[list[str]], mo
                                                         for c in table[i].cards)]
         return [t for i, t in enumerate(table) if i not in play.taken], hands, piles, True
     if play.kind == "build":
-        cards = tuple(c for i in sorted(play.items) for c in table[i].cards) + (play.card,)
+        cards = (*(c for i in sorted(play.items) for c in table[i].cards), play.card)
         rest = [t for i, t in enumerate(table) if i not in play.items]
         return [*rest, BItem(cards, mover)], hands, piles, False
     return [*table, BItem((play.card,))], hands, piles, False

@@ -10,7 +10,7 @@ from solver.fishing.position import RawItem, RawPosition
 from tests.reference.fishing_bruteforce import COURTS, BItem, value
 
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-DECK_56 = tuple(f"{r}{s}" for s in "CDHS" for r in RANKS) + ("JK20", "JK15", "JK11", "BROOM")
+DECK_56 = (*(f"{r}{s}" for s in "CDHS" for r in RANKS), "JK20", "JK15", "JK11", "BROOM")
 PRIZE_SUIT = {"carosello": "H", "carrusel": "C", "karusele": "S"}
 
 
