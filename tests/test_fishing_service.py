@@ -146,6 +146,9 @@ def item(*cards: str, value: int = 0, owner: int = 0) -> fishing_pb2.TableItem:
 
 MALFORMED: list[tuple[str, str, Any, list[str]]] = [
     ("unknown-ruleset", "ValidatePlay", validate(pos(ruleset="scopa")), ["position.ruleset"]),
+    ("bad-position-and-bad-play", "ValidatePlay",
+     validate(pos(hand=["7S", "7X"]), capture("7S", [9])),
+     ["position.hand[1]", "play.capture.groups[0].items[0]"]),
     ("rummy-ruleset", "SolvePlay", fishing_pb2.SolvePlayRequest(position=pos(ruleset="carrossel")),
      ["position.ruleset"]),
     ("bad-code", "ValidatePlay", validate(pos(hand=["7S", "7X"])), ["position.hand[1]"]),

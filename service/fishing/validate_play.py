@@ -4,12 +4,32 @@ from __future__ import annotations
 
 from carrossel.v1 import fishing_pb2
 from service.fishing import convert
+from solver.errors import InvalidRequest, ProblemCollector
+from solver.fishing.plays import Play
+from solver.fishing.position import Position
 from solver.fishing.referee import judge
 
 
+def parse_request(request: fishing_pb2.ValidatePlayRequest) -> tuple[Position, Play]:
+    """The position and the play; a bad field in either is reported with the other's."""
+    problems = ProblemCollector()
+    position: Position | None = None
+    play: Play | None = None
+    try:
+        position = convert.position_from_proto(request.position)
+    except InvalidRequest as error:
+        problems.extend(error)
+    try:
+        play = convert.play_from_proto(request.play, len(request.position.table))
+    except InvalidRequest as error:
+        problems.extend(error)
+    problems.raise_if_any()
+    assert position is not None and play is not None
+    return position, play
+
+
 def handle(request: fishing_pb2.ValidatePlayRequest) -> fishing_pb2.ValidatePlayResponse:
-    position = convert.position_from_proto(request.position)
-    play = convert.play_from_proto(request.play, len(position.table))
+    position, play = parse_request(request)
     verdict = judge(position, play)
     answer = fishing_pb2.ValidatePlayResponse(
         legal=verdict.legal,
