@@ -3,8 +3,9 @@
 - The CP-SAT ranking equals the brute-force reference's on 1,000 random positions (builds,
   own builds, J/Q/K and the broom included): the same keys for the best three plays, and
   every play returned is legal for the reference too.
-- The alpha-beta deal-end search equals a plain recursive minimax on 500 random last-round
-  positions (2 and 4 players): the best value, and the value of every play it returns.
+- The alpha-beta deal-end search equals a plain recursive minimax on 750 random last-round
+  positions (250 each with 2, 3 and 4 players): the best value, and the value of every play
+  it returns.
 """
 
 from __future__ import annotations
@@ -52,10 +53,10 @@ def test_f3_f7_cpsat_ranking_equals_bruteforce(chunk: int) -> None:
             assert reference in legal, f"seed {seed}: {solved.play.text} is not legal"
 
 
-@pytest.mark.parametrize("players", [2, 4])
+@pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("chunk", range(5))
 def test_f8_f9_deal_end_equals_minimax(players: int, chunk: int) -> None:
-    """500 last-round positions (250 with 2 players, 250 with 4): alpha-beta = minimax."""
+    """750 last-round positions (250 each with 2, 3 and 4 players): alpha-beta = minimax."""
     for seed in range(chunk * 50, (chunk + 1) * 50):
         sample = endgame_sample(seed, players)
         position = parse_position(sample.raw)

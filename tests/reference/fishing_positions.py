@@ -43,6 +43,24 @@ def _build(deck: list[str], rng: random.Random) -> list[str]:
     return cards
 
 
+def _own_a_build(items: list[tuple[list[str], int]], hand: list[str], deck: list[str],
+                 player: int, rng: random.Random) -> None:
+    """Often make the player the owner of a build, with a card of its value kept (F5)."""
+    builds = [k for k, (cards, _) in enumerate(items) if len(cards) > 1]
+    if not builds or rng.random() < 0.6:
+        return
+    chosen = rng.choice(builds)
+    cards = items[chosen][0]
+    matching = [c for c in deck if value(c) == sum(value(x) for x in cards)]
+    if not matching:
+        return
+    deck.remove(matching[0])
+    if len(hand) == 4:
+        deck.append(hand.pop())
+    hand.append(matching[0])
+    items[chosen] = (cards, player)
+
+
 def play_sample(seed: int) -> Sample:
     """A random mid-deal position: up to 8 items (builds among them), 1-4 cards in hand."""
     rng = random.Random(seed)
@@ -63,6 +81,7 @@ def play_sample(seed: int) -> Sample:
             code = deck.pop()
         items.append(([code], -1))
     hand = [deck.pop() for _ in range(rng.randint(1, 4))]
+    _own_a_build(items, hand, deck, player, rng)
     hand_values = {value(c) for c in hand}
     items = [
         (cards, (owner + 1) % players if owner == player and
