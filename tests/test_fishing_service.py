@@ -196,6 +196,8 @@ MALFORMED: list[tuple[str, str, Any, list[str]]] = [
      ["position.table[0].cards"]),
     ("single-card-with-wrong-value", "ValidatePlay",
      validate(pos(table=[item("3C", value=4), item("4D")])), ["position.table[0].value"]),
+    ("too-many-plays", "SolvePlay", fishing_pb2.SolvePlayRequest(position=pos(), max_plays=101),
+     ["max_plays"]),
     ("score-unknown-ruleset", "ScoreDeal", fishing_pb2.ScoreDealRequest(ruleset="tute"),
      ["ruleset"]),
     ("score-bad-code", "ScoreDeal",

@@ -8,7 +8,7 @@ import grpc
 from carrossel.v1 import fishing_pb2
 from service.fishing import convert
 from service.limits import solve_slot, solve_time_limit_s
-from solver.errors import InvalidRequest
+from solver.errors import FieldProblem, InvalidRequest
 from solver.fishing.endgame import DealEndPlay, check_complete, solve_deal_end
 from solver.fishing.position import Position
 from solver.fishing.search import SolvedPlay, solve_plays
@@ -36,9 +36,20 @@ def deal_end_to_proto(found: DealEndPlay) -> fishing_pb2.SolvedPlay:
     return message
 
 
+MAX_PLAYS = 100
+"""The most plays one answer lists (each past the first costs one more CP-SAT solve)."""
+
+
+def _check_max_plays(max_plays: int) -> None:
+    if not 0 <= max_plays <= MAX_PLAYS:
+        raise InvalidRequest([FieldProblem(
+            "max_plays", f"{max_plays}: ask for 0 (meaning 1) to {MAX_PLAYS} plays")])
+
+
 def handle(
     request: fishing_pb2.SolvePlayRequest, context: grpc.ServicerContext
 ) -> fishing_pb2.SolvePlayResponse:
+    _check_max_plays(request.max_plays)
     position = convert.position_from_proto(request.position)
     limit_ms = int(solve_time_limit_s(request.time_limit_ms, context) * 1000)
     if request.horizon == fishing_pb2.HORIZON_DEAL_END:
