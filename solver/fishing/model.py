@@ -68,7 +68,7 @@ def build_model(data: CaptureData, table: Sequence[Item], rules: FishingRules) -
     _card_choice(built, data)
     for value in data.values:
         _group_slots(built, data, table, value)
-    _item_links(built, data, table)
+    _item_links(built, table)
     _own_builds_taken(built, data)
     _objective(built, data, table, rules)
     return built
@@ -110,7 +110,7 @@ def _group_slots(built: CaptureModel, data: CaptureData, table: Sequence[Item], 
             model.add_implication(used, built.group_used[value, slot - 1])
 
 
-def _item_links(built: CaptureModel, data: CaptureData, table: Sequence[Item]) -> None:
+def _item_links(built: CaptureModel, table: Sequence[Item]) -> None:
     """An item is taken at most once, by the one group that holds it."""
     for index in range(len(table)):
         members = [var for (_, i, _), var in built.in_group.items() if i == index]
