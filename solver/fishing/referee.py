@@ -196,10 +196,11 @@ def _court_rules(position: Position, play: Play, indices: list[int]) -> list[Fis
     table = position.table
     rank = play.card.rank
     matching = [index for index, item in enumerate(table) if item.court_rank == rank]
-    singles = all(len(group) == 1 for group in play.groups)
+    # Court cards make no sums, so how the taken cards are grouped says nothing: only which
+    # cards are taken counts (one of the rank, or all three when three lie there).
     same_rank = all(table[index].court_rank == rank for index in indices)
     count_ok = len(indices) == 1 or (len(indices) == 3 and len(matching) == 3)
-    if singles and same_rank and count_ok:
+    if same_rank and count_ok:
         return []
     name = play.card.code
     return [FishingViolation(
