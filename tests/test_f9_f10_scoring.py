@@ -50,10 +50,17 @@ def test_f9_a_56_card_deal_is_worth_30_between_two_sides(seed: int) -> None:
     assert sum(score_deal(rules, deck, parsed, []).points) == 30
 
 
-def test_f8_an_incomplete_deal_is_malformed() -> None:
-    """F8: at the end of a deal every card is in a pile; a missing card is a bad request."""
-    case: Case = {"ruleset": "carosello", "deck_size": 56, "piles": ["rest"]}
-    every = piles(case)[0]
+def test_f9_piles_are_scored_as_given() -> None:
+    """F9 on partial piles: two sides with as many cards tie for "most cards" (1 each); the
+    prize-suit leader takes 2; cards nobody listed count for nobody."""
+    rules, deck, parsed = parse_deal("carrusel", 56, [["AC", "2C", "7D"], ["JK20", "5H", "9S"]],
+                                     [])
+    score = score_deal(rules, deck, parsed, [])
+    assert score.points == (1 + 2 + 1 + 2, 10 + 1)
+
+
+def test_f1_a_card_in_two_piles_is_malformed() -> None:
+    """F1: one copy of each card; a card in two piles (or outside the deck) is malformed."""
     with pytest.raises(InvalidRequest) as caught:
-        parse_deal("carosello", 56, [every[:10], every[11:]], [])
-    assert [p.field for p in caught.value.problems] == ["piles"]
+        parse_deal("carosello", 54, [["7H", "JK20"], ["7H"]], [])
+    assert [p.field for p in caught.value.problems] == ["piles[0].cards[1]", "piles[1].cards[0]"]

@@ -54,7 +54,10 @@ def test_f9_score_deal_thirty_points(capsys: pytest.CaptureFixture[str]) -> None
     assert "game over: side 0 wins (F10)" in out
 
 
-def test_score_deal_reports_missing_cards(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "score-deal", "carosello", "--piles", "JK20 | 7H")
+def test_score_deal_reports_a_card_outside_the_deck(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run(capsys, "score-deal", "carosello", "--deck", "54", "--piles",
+                       "JK20 | 7H")
     assert code == 2
-    assert "piles" in err
+    assert "piles[0].cards[0]" in err

@@ -204,17 +204,17 @@ MALFORMED: list[tuple[str, str, Any, list[str]]] = [
      fishing_pb2.ScoreDealRequest(ruleset="carosello", piles=[fishing_pb2.Pile(cards=["1Z"]),
                                                               fishing_pb2.Pile()]),
      ["piles[0].cards[0]"]),
-    ("score-incomplete-piles", "ScoreDeal",
+    ("score-card-in-two-piles", "ScoreDeal",
      fishing_pb2.ScoreDealRequest(ruleset="carosello", piles=[fishing_pb2.Pile(cards=["7H"]),
-                                                              fishing_pb2.Pile()]),
-     ["piles"]),
+                                                              fishing_pb2.Pile(cards=["7H"])]),
+     ["piles[1].cards[0]"]),
     ("score-wrong-deck-size", "ScoreDeal",
      fishing_pb2.ScoreDealRequest(ruleset="carosello", deck_size=40), ["deck_size"]),
     ("score-totals-for-the-wrong-sides", "ScoreDeal",
      fishing_pb2.ScoreDealRequest(ruleset="carosello", piles=[fishing_pb2.Pile(),
                                                               fishing_pb2.Pile()],
                                   totals_before=[1, 2, 3]),
-     ["totals_before", "piles"]),
+     ["totals_before"]),
 ]
 
 

@@ -68,7 +68,11 @@ def parse_deal(
     ruleset_id: str, deck_size: int, piles: Sequence[Sequence[str]],
     totals_before: Sequence[int], omit_broom: bool = False,
 ) -> tuple[FishingRules, Deck, tuple[tuple[Card, ...], ...]]:
-    """The rules, deck and piles, or ``InvalidRequest`` naming every bad field."""
+    """The rules, deck and piles, or ``InvalidRequest`` naming every bad field.
+
+    A card outside the deck or in two piles is impossible; piles holding fewer cards than
+    the deck are scored as given (a client may leave out cards that score nothing), and the
+    cards left out count for nobody."""
     problems = ProblemCollector()
     ruleset = get_ruleset(ruleset_id)
     rules = ruleset.fishing if ruleset is not None else None
@@ -86,16 +90,11 @@ def parse_deal(
         problems.add("piles", f"{len(piles)} piles: a deal has 2 or 3 sides (partners share one)")
     if totals_before and len(totals_before) != len(piles):
         problems.add("totals_before", f"{len(totals_before)} totals for {len(piles)} sides")
-    before_cards = len(problems.problems)
     seen = SeenCards(deck_cards(deck), problems, deck.size)
     parsed = tuple(
         tuple(c for i, code in enumerate(pile) if (c := seen.card(code, f"piles[{s}].cards[{i}]")))
         for s, pile in enumerate(piles)
     )
-    missing = len(deck_cards(deck)) - len(seen.where)
-    if missing and len(problems.problems) == before_cards:  # a bad code is reported already
-        problems.add("piles", f"the piles hold {len(seen.where)} of the {deck.size} cards: at the "
-                     "end of a deal every card is in a pile (F8)")
     problems.raise_if_any()
     return rules, deck, parsed
 
