@@ -169,3 +169,27 @@ def test_deal_end_rejects_a_card_in_no_hand(fishing_stub: Any) -> None:
     assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert _field_paths(error) == ["position.other_hands"]
     assert "in no hand" in error.details()
+
+
+class _FakeClock:
+    """A clock that moves one second per reading: every time limit runs out at once."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def test_a_search_cut_by_the_time_limit_is_not_optimal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SPEC §5: out of time, the answer is the HORIZON_PLAY ranking with optimal = false
+    (an unfinished search proves nothing), never a hang."""
+    from solver.fishing import endgame
+
+    monkeypatch.setattr(endgame, "time", _FakeClock())
+    monkeypatch.setattr(endgame, "CHECK_EVERY_NODES", 1)
+    position = parse_position(endgame_sample(940, 2).raw)
+    result = endgame.solve_deal_end(position, 2, 5)
+    assert not result.optimal and not result.plays
+    assert result.unsolved and all(judge(position, s.play).legal for s in result.unsolved)
