@@ -83,6 +83,22 @@ def splits_into(indices: Sequence[int], table: Sequence[BItem], target: int) -> 
     return False
 
 
+def grouping(indices: Sequence[int], table: Sequence[BItem], target: int
+             ) -> list[tuple[int, ...]] | None:
+    """One way to split these items into groups each worth ``target``, or None."""
+    if not indices:
+        return []
+    first, rest = indices[0], list(indices[1:])
+    for size in range(len(rest) + 1):
+        for others in combinations(rest, size):
+            group = (first, *others)
+            if sum(item_value(table[i]) for i in group) == target:
+                remaining = grouping([i for i in rest if i not in others], table, target)
+                if remaining is not None:
+                    return [group, *remaining]
+    return None
+
+
 def subsets(indices: Sequence[int]) -> Iterator[tuple[int, ...]]:
     for size in range(1, len(indices) + 1):
         yield from combinations(indices, size)
