@@ -4,8 +4,8 @@
   own builds, J/Q/K and the broom included): the same keys for the best three plays, and
   every play returned is legal for the reference too.
 - The alpha-beta deal-end search equals a plain recursive minimax on 750 random last-round
-  positions (250 each with 2, 3 and 4 players): the best value, and the value of every play
-  it returns.
+  positions (250 each with 2, 3 and 4 players) and on 40 full 2-player last rounds (4 + 4
+  cards): the best value, and the value of every play it returns.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from solver.fishing.position import parse_position
 from solver.fishing.search import solve_plays
 from tests.reference.fishing_bruteforce import BPlay, best_keys, legal_plays
 from tests.reference.fishing_minimax import play_values
-from tests.reference.fishing_positions import endgame_sample, play_sample
+from tests.reference.fishing_positions import endgame_sample, full_last_round, play_sample
 
 CHUNK = 100
 TOP = 3
@@ -65,6 +65,23 @@ def test_f8_f9_deal_end_equals_minimax(players: int, chunk: int) -> None:
         assert result.optimal
         values = play_values(sample.table, sample.other_hands, sample.piles, sample.player,
                              sample.last_capturer, players, sample.prize_suit)
+        assert result.plays[0].value == max(values.values()), f"seed {seed}"
+        for found in result.plays:
+            reference = as_reference(found.solved.play, len(sample.table))
+            assert values[reference] == found.value, f"seed {seed}: {found.solved.play.text}"
+
+
+@pytest.mark.parametrize("chunk", range(4))
+def test_f8_full_last_rounds_equal_minimax(chunk: int) -> None:
+    """40 full last rounds, 4 + 4 cards (the speed goal's position): alpha-beta = minimax."""
+    for seed in range(chunk * 10, (chunk + 1) * 10):
+        sample = full_last_round(seed)
+        position = parse_position(sample.raw)
+        check_complete(position)
+        result = solve_deal_end(position, TOP, 60_000)
+        assert result.optimal
+        values = play_values(sample.table, sample.other_hands, sample.piles, 0,
+                             sample.last_capturer, 2, sample.prize_suit)
         assert result.plays[0].value == max(values.values()), f"seed {seed}"
         for found in result.plays:
             reference = as_reference(found.solved.play, len(sample.table))

@@ -127,3 +127,24 @@ def endgame_sample(seed: int, players: int) -> Sample:
     )
     return Sample(raw, tuple(BItem((c,)) for c in table), hands[player], player, players,
                   PRIZE_SUIT[ruleset], tuple(hands), tuple(map(tuple, piles)), last)
+
+
+def full_last_round(seed: int) -> Sample:
+    """A 2-player last round at its start: 4 + 4 cards in hand, 4 on the table (the bench's
+    kind of position), the rest of the deck split between the piles."""
+    rng = random.Random(seed)
+    ruleset = rng.choice(tuple(PRIZE_SUIT))
+    deck = list(DECK_56)
+    rng.shuffle(deck)
+    deck.remove("BROOM")
+    deck.insert(0, "BROOM")  # never on the table (F6)
+    table = [deck.pop() for _ in range(4)]
+    hands = (tuple(deck.pop() for _ in range(4)), tuple(deck.pop() for _ in range(4)))
+    piles = (tuple(deck[: len(deck) // 2]), tuple(deck[len(deck) // 2 :]))
+    last = rng.randrange(2)
+    raw = RawPosition(
+        ruleset, [RawItem([c]) for c in table], list(hands[0]), 56, 0, 2,
+        piles=[list(p) for p in piles], last_capturer=last, other_hands=[(1, list(hands[1]))],
+    )
+    return Sample(raw, tuple(BItem((c,)) for c in table), hands[0], 0, 2, PRIZE_SUIT[ruleset],
+                  hands, piles, last)
