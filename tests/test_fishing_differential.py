@@ -4,11 +4,13 @@
   own builds, J/Q/K and the broom included): the same keys for the best three plays, and
   every play returned is legal for the reference too.
 - The alpha-beta deal-end search equals a plain recursive minimax on 750 random last-round
-  positions (250 each with 2, 3 and 4 players) and on 40 full 2-player last rounds (4 + 4
-  cards): the best value, and the value of every play it returns.
+  positions (250 each with 2, 3 and 4 players), 100 with a build on the table, and 40 full
+  2-player last rounds (4 + 4 cards): the best value, and the value of every play returned.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 
@@ -18,7 +20,13 @@ from solver.fishing.position import parse_position
 from solver.fishing.search import solve_plays
 from tests.reference.fishing_bruteforce import BPlay, best_keys, legal_plays
 from tests.reference.fishing_minimax import play_values
-from tests.reference.fishing_positions import endgame_sample, full_last_round, play_sample
+from tests.reference.fishing_positions import (
+    Sample,
+    endgame_sample,
+    endgame_with_build,
+    full_last_round,
+    play_sample,
+)
 
 CHUNK = 100
 TOP = 3
@@ -71,11 +79,17 @@ def test_f8_f9_deal_end_equals_minimax(players: int, chunk: int) -> None:
             assert values[reference] == found.value, f"seed {seed}: {found.solved.play.text}"
 
 
-@pytest.mark.parametrize("chunk", range(4))
-def test_f8_full_last_rounds_equal_minimax(chunk: int) -> None:
-    """40 full last rounds, 4 + 4 cards (the speed goal's position): alpha-beta = minimax."""
-    for seed in range(chunk * 10, (chunk + 1) * 10):
-        sample = full_last_round(seed)
+@pytest.mark.parametrize(
+    ("make", "seeds"),
+    [pytest.param(full_last_round, range(k * 10, k * 10 + 10), id=f"full-{k}") for k in range(4)]
+    + [pytest.param(endgame_with_build, range(k * 50, k * 50 + 50), id=f"build-{k}")
+       for k in range(2)],
+)
+def test_f5_f8_last_rounds_equal_minimax(make: Callable[[int], Sample], seeds: range) -> None:
+    """Full last rounds of 4 + 4 cards (the speed goal's position), and last rounds with a
+    build owned by either player (F5): alpha-beta = minimax."""
+    for seed in seeds:
+        sample = make(seed)
         position = parse_position(sample.raw)
         check_complete(position)
         result = solve_deal_end(position, TOP, 60_000)

@@ -148,3 +148,34 @@ def full_last_round(seed: int) -> Sample:
     )
     return Sample(raw, tuple(BItem((c,)) for c in table), hands[0], 0, 2, PRIZE_SUIT[ruleset],
                   hands, piles, last)
+
+
+def endgame_with_build(seed: int) -> Sample:
+    """A 2-player last round with a build on the table (two low cards) owned by either
+    player, who holds a card of its value (F5): 2 or 3 cards each, 2 more table cards."""
+    rng = random.Random(seed)
+    ruleset = rng.choice(tuple(PRIZE_SUIT))
+    deck = [c for c in DECK_56 if c != "BROOM"]
+    rng.shuffle(deck)
+    low = [c for c in deck if c[:-1] in ("A", "2", "3", "4", "5")][:2]
+    for code in low:
+        deck.remove(code)
+    owner = rng.randrange(2)
+    match = next(c for c in deck if value(c) == sum(map(value, low)))
+    deck.remove(match)
+    table = [deck.pop() for _ in range(2)]
+    size = rng.randint(2, 3)
+    hands = [[deck.pop() for _ in range(size)] for _ in range(2)]
+    deck.append(hands[owner][0])
+    hands[owner][0] = match
+    deck.append("BROOM")
+    piles = (tuple(deck[: len(deck) // 2]), tuple(deck[len(deck) // 2 :]))
+    last = rng.randrange(2)
+    items = [RawItem(low, 0, owner), *(RawItem([c]) for c in table)]
+    raw = RawPosition(
+        ruleset, items, hands[0], 56, 0, 2, piles=[list(p) for p in piles],
+        last_capturer=last, other_hands=[(1, hands[1])],
+    )
+    btable = (BItem(tuple(low), owner), *(BItem((c,)) for c in table))
+    return Sample(raw, btable, tuple(hands[0]), 0, 2, PRIZE_SUIT[ruleset],
+                  (tuple(hands[0]), tuple(hands[1])), piles, last)
