@@ -133,12 +133,11 @@ def _action_rules(position: Position, play: Play) -> list[FishingViolation]:
     broom_played = is_broom(play.card)
     if (play.action is Action.BROOM) != broom_played:
         message = (
-            f"the broom is always played as a broom, never to {play.action.value} (F6)."
+            f"The broom is always played as a broom, never to {play.action.value} (F6)."
             if broom_played
             else f"{play.card.code} is not the broom: only the broom sweeps the table (F6)."
         )
-        return [FishingViolation(FishingCode.BROOM_RULE, message[0].upper() + message[1:], "F6",
-                                 cards=(play.card.code,))]
+        return [FishingViolation(FishingCode.BROOM_RULE, message, "F6", cards=(play.card.code,))]
     if play.action is Action.CAPTURE:
         return _capture_rules(position, play)
     if play.action is Action.BUILD:
