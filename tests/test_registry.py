@@ -110,3 +110,9 @@ def test_another_services_rpc_is_named_with_the_service_to_use() -> None:
     reason = not_served(RULESETS["carosello"], Rpc.VALIDATE_MOVE)
     assert reason == "carosello is a fishing game: use FishingService"
     assert not_served(RULESETS["carrossel"], Rpc.VALIDATE_MOVE) is None
+
+
+def test_fishing_rulesets_are_served_by_fishing_service() -> None:
+    for ruleset in (r for r in RULESETS.values() if r.family is Family.FISHING):
+        assert served_rpcs(ruleset) == (Rpc.VALIDATE_PLAY, Rpc.SOLVE_PLAY, Rpc.SCORE_DEAL)
+        assert not_served(ruleset, Rpc.SOLVE_PLAY) is None

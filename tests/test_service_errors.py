@@ -208,19 +208,20 @@ def test_score_round_checks_hands_and_players(rummy_stub: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    ("method", "request_message"),
+    ("method", "request_message", "field"),
     [
-        ("ValidatePlay", fishing_pb2.ValidatePlayRequest()),
-        ("SolvePlay", fishing_pb2.SolvePlayRequest()),
-        ("ScoreDeal", fishing_pb2.ScoreDealRequest()),
+        ("ValidatePlay", fishing_pb2.ValidatePlayRequest(), "position.ruleset"),
+        ("SolvePlay", fishing_pb2.SolvePlayRequest(), "position.ruleset"),
+        ("ScoreDeal", fishing_pb2.ScoreDealRequest(), "ruleset"),
     ],
 )
-def test_fishing_rpcs_are_unimplemented(
-    fishing_stub: Any, method: str, request_message: Any
+def test_empty_fishing_requests_are_invalid_argument(
+    fishing_stub: Any, method: str, request_message: Any, field: str
 ) -> None:
+    """The fishing RPCs have landed (issue #49): an empty request names its missing ruleset."""
     error = call_error(getattr(fishing_stub, method), request_message)
-    assert error.code() is grpc.StatusCode.UNIMPLEMENTED
-    assert "fishing games are not implemented yet" in (error.details() or "")
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert field in (error.details() or "")
 
 
 def test_oversized_message_is_resource_exhausted(rummy_stub: Any) -> None:

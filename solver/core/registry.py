@@ -49,7 +49,7 @@ FAMILIES: Mapping[Family, FamilyEntry] = MappingProxyType(
         Family.CONTRACT: FamilyEntry(
             Family.CONTRACT, "RummyService", frozenset({Rpc.SCORE_ROUND}), "contract rummy"
         ),
-        Family.FISHING: FamilyEntry(Family.FISHING, "FishingService", frozenset(), "fishing"),
+        Family.FISHING: FamilyEntry(Family.FISHING, "FishingService", _FISHING_RPCS, "fishing"),
     }
 )
 

@@ -1,32 +1,34 @@
-"""FishingService: every RPC answers UNIMPLEMENTED until the fishing issue lands."""
+"""FishingService: carosello, carrusel and karusele (rulings F1-F10).
+
+Each request is parsed first (``service.fishing.convert``), so a malformed one is
+``INVALID_ARGUMENT`` with field paths; the work lives in one handler module per RPC.
+"""
 
 from __future__ import annotations
 
 import grpc
 
 from carrossel.v1 import fishing_pb2, fishing_pb2_grpc
-from service.errors import abort_unimplemented
-
-NOT_YET = "{rpc}: the fishing games are not implemented yet."
+from service.fishing import score_deal, solve_play, validate_play
 
 
 class FishingServicer(fishing_pb2_grpc.FishingServiceServicer):
-    """The three fishing RPCs; none has been implemented yet."""
+    """The three fishing RPCs; ``InvalidRequest`` is mapped by the interceptor."""
 
     def ValidatePlay(
         self, request: fishing_pb2.ValidatePlayRequest, context: grpc.ServicerContext
     ) -> fishing_pb2.ValidatePlayResponse:
-        del request
-        abort_unimplemented(context, NOT_YET.format(rpc="ValidatePlay"))
+        return validate_play.handle(request)
 
     def SolvePlay(
         self, request: fishing_pb2.SolvePlayRequest, context: grpc.ServicerContext
     ) -> fishing_pb2.SolvePlayResponse:
-        del request
-        abort_unimplemented(context, NOT_YET.format(rpc="SolvePlay"))
+        return solve_play.handle(request, context)
 
     def ScoreDeal(
         self, request: fishing_pb2.ScoreDealRequest, context: grpc.ServicerContext
     ) -> fishing_pb2.ScoreDealResponse:
-        del request
-        abort_unimplemented(context, NOT_YET.format(rpc="ScoreDeal"))
+        return score_deal.handle(request)
+
+
+__all__ = ["FishingServicer"]
