@@ -26,11 +26,10 @@ from service.cli.commands.hint import render
 from solver.core.cards import JOKER_CARD as JOKER
 from solver.core.cards import Card, TableCard, WildValue
 from solver.core.rulesets import RULESETS
-from solver.rearrangement import search
+from solver.rearrangement import identity, search, tries
 from solver.rearrangement.model import ModelOptions, TurnModel
 from solver.rearrangement.rebuild import _deal_groups, _deal_suited
-from solver.rearrangement.referee import validate_move
-from solver.rearrangement.search import Objective, knock_reach, solve_move
+from solver.rearrangement.search import Objective, knock_reach, solve_move, validate_move
 from solver.rearrangement.turns import draws_before_play
 from solver.rummy.position import Move, Position, Turn, parse_position
 from tests.reference.bruteforce import as_seen
@@ -297,15 +296,15 @@ def test_the_last_tie_break_try_never_keeps_a_table_changing_more(
     """With the tries afresh made to find nothing, every answer comes from the try that starts
     from the primary's table: it returns a table with fewer melds changed, or none."""
     kept = []
-    last_try = search._tie_break_from
+    last_try = tries._tie_break_from
 
     def recorded(tm: Any, expr: Any, best: int, budget: Any, start: Any) -> Any:
         solver, status = last_try(tm, expr, best, budget, start)
         kept.append((start.value(tm.changed), solver and solver.value(tm.changed)))
         return solver, status
 
-    monkeypatch.setattr(search, "_tie_break", lambda *_: (None, cp_model.UNKNOWN))
-    monkeypatch.setattr(search, "_tie_break_from", recorded)
+    monkeypatch.setattr(tries, "_tie_break", lambda *_: (None, cp_model.UNKNOWN))
+    monkeypatch.setattr(tries, "_tie_break_from", recorded)
     for spec in bench_positions("carrossel", "mid", 8, 5):
         position = spec.position()
         before = len(kept)
@@ -428,9 +427,9 @@ def test_primary_tries_in_turn_keep_the_optimum(
     unlimited try must find it."""
     positions = [random_position(ruleset, seed) for seed in range(12)]
     expected = [solve_move(p) for p in positions]
-    short = tuple((1e-9, lean) for _, lean in search.PRIMARY_TRIES[:-1])
-    monkeypatch.setattr(search, "PRIMARY_TRIES", (*short, (None, True)))
-    monkeypatch.setattr(search, "_ideal", lambda tm, objective: None)  # the tries always run
+    short = tuple((1e-9, lean) for _, lean in tries.PRIMARY_TRIES[:-1])
+    monkeypatch.setattr(tries, "PRIMARY_TRIES", (*short, (None, True)))
+    monkeypatch.setattr(tries, "_ideal", lambda tm, objective: None)  # the tries always run
     fell_back = 0
     for position, before in zip(positions, expected, strict=True):
         after = solve_move(position)
@@ -466,7 +465,7 @@ def test_going_out_first_keeps_the_optimum(
     # Proofs are asserted, so the limit is far above need: one carrossel mid position takes
     # about 7 s to prove its fewest points on an idle 2-core machine (docs/performance.md).
     with_ideal = [solve_move(p, objective, 1, 60_000) for p in positions]
-    monkeypatch.setattr(search, "_ideal", lambda tm, objective: None)
+    monkeypatch.setattr(tries, "_ideal", lambda tm, objective: None)
     without = [solve_move(p, objective, 1, 60_000) for p in positions]
     went_out = shortcut = 0
     for a, b in zip(with_ideal, without, strict=True):
@@ -679,7 +678,7 @@ def test_a_2_and_a_wild_2_trade_roles_to_lay_a_group_again() -> None:
     differential's seed 290052): the hand's 5♥ 5♠ take the run's 5♦, whose place a 2 fills
     as a wild. The solution laid the group's 2♣ there and the run's `2S=2D` in the group:
     `3D 4D 2C=5D 6D 7D | 2S 2S=2D 2D=2 | 5D 5H 5S`, both melds changed. The 2♠ and the
-    2♣=5♦ trade roles (``search._traded``): the 2♠ stands for the 5♦ and the 2♣ is a natural
+    2♣=5♦ trade roles (``trades._traded``): the 2♠ stands for the 5♦ and the 2♣ is a natural
     in the group, `2C 2S=2D 2D=2`, which reads as the group before (each 2 stands for a 2):
     one meld changed, the brute force's fewest. The model counts both tables the same, so
     its fewest is not claimed proved (``TurnModel.keeps_exact``)."""
@@ -732,7 +731,7 @@ def test_a_found_solution_is_excluded_exactly_and_cheaply() -> None:
         between += domain[0] < solver.value(v) < domain[-1]
     assert len(structural) > 20 and between < 5
     variables = len(tm.model.proto.variables)
-    search._forbid(tm, solver)
+    identity.forbid(tm, solver)
     assert len(tm.model.proto.variables) - variables <= between + 2
     tm.model.clear_objective()
     assert before - tables() == {found}
@@ -935,7 +934,7 @@ def test_optimal_is_about_the_first_move(monkeypatch: pytest.MonkeyPatch) -> Non
     clock is stopped for the test: it runs out right after the first move's solve)."""
     position = parse_position("carrossel", 2, [["4H", "5S", "6D"]], ["3C", "7H", "KD"],
                               Turn(cards_drawn=1))
-    solve_first = search._solve_lexicographic
+    solve_first = tries.solve_lexicographic
     calls = []
 
     def out_of_time_after_first(tm: Any, objective: Objective, budget: Any, *rest: Any) -> Any:
@@ -946,7 +945,7 @@ def test_optimal_is_about_the_first_move(monkeypatch: pytest.MonkeyPatch) -> Non
         budget.deadline = 0.0  # the clock has run out
         return found
 
-    monkeypatch.setattr(search, "_solve_lexicographic", out_of_time_after_first)
+    monkeypatch.setattr(tries, "solve_lexicographic", out_of_time_after_first)
     result = solve_move(position, Objective.MOST_CARDS, 3)
     assert len(result.moves) == 1 and result.moves[0].cards_played == 2
     assert result.optimal
@@ -965,14 +964,14 @@ def test_a_further_move_as_good_needs_no_primary_search(monkeypatch: pytest.Monk
         "carrossel", 2, [["5H", "6S", "7D"], ["5C", "6C", "7C"]], ["4D", "8D", "KS"],
         Turn(cards_drawn=1),
     )
-    primary = search._solve_primary
+    primary = tries.solve_primary
     calls: list[object] = []
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls.append(args)
         return primary(*args, **kwargs)
 
-    monkeypatch.setattr(search, "_solve_primary", counted)
+    monkeypatch.setattr(tries, "solve_primary", counted)
     result = solve_move(position, Objective.MOST_CARDS, 3)
     assert [(m.cards_played, m.melds_changed) for m in result.moves] == [(2, 1), (2, 1), (2, 2)]
     assert result.optimal
@@ -1176,6 +1175,6 @@ def test_a_hint_list_is_as_long_as_asked_when_moves_exist(
     position = parse_position(ruleset, players, [m.split() for m in table], hand.split(), turn)
     result = solve_move(position, objective, 3)
     assert len(result.moves) == 3
-    assert len({search._table_key(m.move) for m in result.moves}) == 3
+    assert len({identity.table_key(m.move) for m in result.moves}) == 3
     for solved in result.moves:
         assert validate_move(position, solved.move).legal

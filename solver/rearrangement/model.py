@@ -297,7 +297,7 @@ class TurnModel:
         ``JD QH KH JK=A | QH KS AD`` with ``AD`` in hand: the slot ``QH KS AD`` takes the
         first meld's Q♥), but each candidate adds variables that slow the tie-break's search,
         so those are not candidates: where one exists the model's count is only an upper
-        bound of the table's and ``keeps_exact`` is false (``search._lay_again`` then
+        bound of the table's and ``keeps_exact`` is false (``trades.lay_again`` then
         swaps cards to lay such melds again). So it is where a meld with wilds holds the
         hand's card and a natural of the released wild's meld: the slot could hold it too.
         """

@@ -2,8 +2,8 @@
 
 Shangai and manipulation's "play if able" and "adds must be maximal" need to know the
 best play of the position, which only a search can tell: they ask an oracle
-``max_placed(position, max_new_melds=k)`` (by default
-``solver.rearrangement.search.max_cards_placed``):
+``max_placed(position, max_new_melds=k)`` (``search.validate_move`` hands the referee
+``search.max_cards_placed``):
 the largest number of hand cards any legal play with at most ``k`` net new melds places,
 0 when there is none.
 """

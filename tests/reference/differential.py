@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 from solver.core.cards import Card
 from solver.core.rulesets import SuitRule
 from solver.rearrangement.model import ModelOptions, TurnModel
-from solver.rearrangement.referee import validate_move
 from solver.rearrangement.search import (
     KnockReach,
     Objective,
@@ -32,6 +31,7 @@ from solver.rearrangement.search import (
     knock_reach,
     max_cards_placed,
     solve_move,
+    validate_move,
 )
 from solver.rummy.melds import MeldKind, classify
 from solver.rummy.position import Move, Position

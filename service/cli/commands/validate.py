@@ -19,8 +19,8 @@ from service.cli.position_args import print_malformed, split_cards, split_melds
 from solver.core.errors import InvalidRequest
 from solver.core.registry import Rpc, not_served, serves
 from solver.core.rulesets import RULESETS
-from solver.rearrangement.referee import Verdict, validate_move
-from solver.rearrangement.search import SearchUndecided
+from solver.rearrangement.referee import Verdict
+from solver.rearrangement.search import SearchUndecided, validate_move
 from solver.rummy.position import Turn, parse_move, parse_position
 
 
