@@ -316,7 +316,7 @@ def test_a_solve_stopped_by_its_work_is_not_time_limited() -> None:
     for work, limit_ms, clock in ((1e-4, 60_000, False), (None, 1, True)):
         budget = Budget(limit_ms)
         tm, _ = search._turn_model(position, budget)
-        tm.model.maximize(tm.played)
+        tm.model.maximize(tm.variables.played)
         solver = budget.solver(work=work, lean=True)
         status = solver.solve(tm.model)
         budget.record(solver, status)

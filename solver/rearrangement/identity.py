@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from ortools.sat.python import cp_model
 
 from solver.core.cards import Card, WildValue
-from solver.rearrangement.model import TurnModel
+from solver.rearrangement.model import TurnModel, structural_vars
 from solver.rummy.melds import MeldClassification
 from solver.rummy.position import Meld, Move, Position
 
@@ -30,7 +30,7 @@ def forbid(tm: TurnModel, solver: cp_model.CpSolver) -> None:
     diffs: list[cp_model.IntVar] = []
     at_zero: list[cp_model.IntVar] = []
     below_top: list[cp_model.LinearExprT] = []
-    for var in tm.structural_vars():
+    for var in structural_vars(tm.variables):
         value = int(solver.value(var))
         # Not ``domain[-1]``: the proto's repeated field does not count from the end
         # (it read outside the field, so booleans were never seen as such).

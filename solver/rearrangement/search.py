@@ -20,7 +20,7 @@ from solver.core.rulesets import Ruleset
 from solver.rearrangement import tries
 from solver.rearrangement.budget import Budget
 from solver.rearrangement.identity import TableKey, changed_melds, forbid, table_key
-from solver.rearrangement.model import NO_ADD, ModelOptions, TurnModel
+from solver.rearrangement.model import NO_ADD, TurnModel, turn_options
 from solver.rearrangement.rebuild import rebuild_move
 from solver.rearrangement.referee import Verdict, judge_move
 from solver.rearrangement.trades import lay_again
@@ -116,19 +116,6 @@ def play_allowed(position: Position) -> bool:
     return not draw_violations(position)
 
 
-def _options(position: Position, max_new_melds: int | None, add_size: int | None) -> ModelOptions:
-    rs = position.ruleset
-    turn = position.turn
-    opening = bool(rs.rearrangement.opening_points) and not turn.has_opened
-    return ModelOptions(
-        max_new_melds=None if opening else max_new_melds,
-        keep_all=opening,
-        opening_points=rs.rearrangement.opening_points if opening else 0,
-        groups_may_grow=not (rs.rearrangement.first_meld_sequence and not turn.has_melded_sequence),
-        add_size=add_size,
-    )
-
-
 def validate_move(
     position: Position,
     move: Move,
@@ -148,10 +135,15 @@ def validate_move(
 
 
 def _max_played(position: Position, max_new_melds: int | None, budget: Budget) -> int:
-    tm = TurnModel(position, _options(position, max_new_melds, None))
-    tm.model.maximize(tm.played)
+    tm = TurnModel(position, turn_options(position, max_new_melds, None))
+    tm.model.maximize(tm.variables.played)
     solver, status = tries.solve_primary(
-        tm.model, True, budget, tm.played, probe_last=tm.wild_runs_possible, third_round=True
+        tm.model,
+        True,
+        budget,
+        tm.variables.played,
+        probe_last=tm.data.wild_runs_possible,
+        third_round=True,
     )
     budget.record(solver, status)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -218,7 +210,7 @@ def solve_move(
         move = rebuild_move(tm, solver)
         # Where the model's count is an upper bound, the table with cards traded to lay more
         # melds again; once that table is listed, the solution's own (another table).
-        for shown in [lay_again(tm, move), move] if not tm.keeps_exact else [move]:
+        for shown in [lay_again(tm, move), move] if not tm.data.keeps_exact else [move]:
             if max_moves > 1:  # a single move has none to differ from
                 key = table_key(shown)
                 if key in seen:
@@ -245,7 +237,7 @@ def solve_move(
         solves=budget.solves,
         # Proved for the model's count, which is the table's unless D4 applies; a first
         # move that changes no meld is the fewest whatever the model counted.
-        tie_break_proved=(budget.tie_break_proved is not False and tm.keeps_exact)
+        tie_break_proved=(budget.tie_break_proved is not False and tm.data.keeps_exact)
         or (bool(moves) and moves[0].melds_changed == 0),
         time_limited=budget.time_limited,
     )
@@ -275,7 +267,9 @@ def _turn_model(position: Position, budget: Budget) -> tuple[TurnModel, PlacedOr
     add, found first (the validator's oracle for the moves found)."""
     rs = position.ruleset
     if not rs.rearrangement.add_must_be_maximal:
-        return TurnModel(position, _options(position, rs.rearrangement.max_new_melds, None)), None
+        return TurnModel(
+            position, turn_options(position, rs.rearrangement.max_new_melds, None)
+        ), None
     # Meld plays need no largest add (R8), so an add that cannot be settled must leave
     # them time: manipulation seed 61 of a big-hand scan proved its largest add (14) only
     # after 11.6 s, and with the whole 10 s spent there the answer held no move at all.
@@ -285,9 +279,9 @@ def _turn_model(position: Position, budget: Budget) -> tuple[TurnModel, PlacedOr
         # The largest add is not known, so no add can be shown maximal (R8): only meld
         # plays are offered, and the answer is not optimal (the budget says so already).
         return TurnModel(
-            position, _options(position, rs.rearrangement.max_new_melds, NO_ADD)
+            position, turn_options(position, rs.rearrangement.max_new_melds, NO_ADD)
         ), _no_add
-    tm = TurnModel(position, _options(position, rs.rearrangement.max_new_melds, add_size))
+    tm = TurnModel(position, turn_options(position, rs.rearrangement.max_new_melds, add_size))
     return tm, _known_largest_add(add_size)
 
 
@@ -369,13 +363,13 @@ def _knock_play_exists(position: Position, time_limit_ms: int) -> tuple[bool, bo
     whether the clock stopped a solve (``SolveStats.time_limited``)."""
     budget = Budget(time_limit_ms)
     tm, oracle = _turn_model(position, budget)
-    tm.model.add(tm.hand_points_after >= 1)
-    tm.model.add(tm.hand_points_after <= position.ruleset.knock_threshold)
+    tm.model.add(tm.variables.hand_points_after >= 1)
+    tm.model.add(tm.variables.hand_points_after <= position.ruleset.knock_threshold)
     solver, status = tries.solve_primary(
         tm.model,
         True,
         budget,
-        probe_last=tm.wild_runs_possible,
+        probe_last=tm.data.wild_runs_possible,
         third_round=position.ruleset.rearrangement.add_must_be_maximal,
     )
     budget.record(solver, status, primary=False)

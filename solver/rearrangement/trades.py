@@ -31,12 +31,12 @@ def lay_again(tm: TurnModel, move: Move) -> Move:
     a group before, ``AH AC JK``. A trade is kept only if the move stays legal
     (``judge_move`` without R8's searches, which a trade cannot change: the same cards
     are laid in as many melds); ``_checked`` then judges the move in full."""
-    position = tm.position
+    position = tm.data.position
     wanted = [Counter(tc.card for tc in meld) for meld in position.table]
     table = move.table
     changed = changed_melds(position, table)[0]
     for _ in range(len(table)):  # each trade lays one more meld again
-        for after in _swaps(tm.rs, table, wanted):
+        for after in _swaps(tm.data.ruleset, table, wanted):
             fewer = changed_melds(position, after)[0]
             if (
                 fewer < changed

@@ -49,11 +49,13 @@ class Objective(Enum):
 
 def primary_objective(tm: TurnModel, objective: Objective) -> tuple[cp_model.LinearExprT, bool]:
     """The objective expression and whether it is maximised."""
+    measures = tm.variables
     if objective is Objective.FEWEST_POINTS:
-        return tm.hand_points_after, False
+        return measures.hand_points_after, False
     if objective is Objective.GO_OUT:
-        return tm.went_out * (sum(tm.hand_count.values()) + 1) + tm.played, True
-    return tm.played, True
+        hand_size = sum(tm.data.hand_count.values())
+        return measures.went_out * (hand_size + 1) + measures.played, True
+    return measures.played, True
 
 
 def solve_lexicographic(
@@ -76,7 +78,7 @@ def solve_lexicographic(
         # excludes more tables): with that bound in the model, a table that reaches it is
         # proved best at once, where the search would otherwise have to prove it again.
         tm.model.add(expr <= ceiling if maximize else expr >= ceiling)
-    if tm.options.max_new_melds is None and tm.keep:
+    if tm.data.options.max_new_melds is None and tm.variables.kept.keep:
         settled, weighted = _solve_weighted(tm, expr, maximize, budget)
         if settled:
             return weighted
@@ -102,14 +104,14 @@ def solve_lexicographic(
         maximize,
         budget,
         expr,
-        probe_last=tm.wild_runs_possible,
-        third_round=tm.rs.rearrangement.add_must_be_maximal,
+        probe_last=tm.data.wild_runs_possible,
+        third_round=tm.data.ruleset.rearrangement.add_must_be_maximal,
     )
     budget.record(solver, status, primary=True)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
     best = round(solver.value(expr))
-    if solver.value(tm.changed) == 0:
+    if solver.value(tm.variables.changed) == 0:
         budget.settle_tie_break(True)
         return solver  # nothing on the table changed: the tie-break cannot do better
     tie_solver = None
@@ -124,13 +126,16 @@ def solve_lexicographic(
 
 def _ideal(tm: TurnModel, objective: Objective) -> int | None:
     """The objective's best conceivable value: every hand card played (None: no such bound)."""
-    n = sum(tm.hand_count.values())
+    n = sum(tm.data.hand_count.values())
     if objective is Objective.MOST_CARDS:
         return n
     if objective is Objective.GO_OUT:
         return 2 * n + 1  # _primary's went_out * (n + 1) + played, having gone out
-    scored = [*tm.hand_count, *(w.card for w in tm.wilds)]  # wilds may go back to the hand
-    if any(tm.rs.points(c) < 0 for c in scored):
+    scored = [
+        *tm.data.hand_count,
+        *(w.card for w in tm.data.wilds),
+    ]  # wilds may go back to the hand
+    if any(tm.data.ruleset.points(c) < 0 for c in scored):
         return None  # a hand could then hold fewer than no points
     return 0
 
@@ -181,9 +186,9 @@ def _tie_break_from(
         solver = budget.solver(share=0.5, work=TIE_BREAK_DTIME, lean=lean, whole_lp=whole_lp)
         status = solver.solve(tie)
         budget.record(solver, status, primary=False)
-        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) and solver.value(
-            tm.changed
-        ) < start.value(tm.changed):
+        changed = tm.variables.changed
+        found_one = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+        if found_one and solver.value(changed) < start.value(changed):
             found = start = solver
         if status == cp_model.OPTIMAL:
             break
@@ -194,7 +199,7 @@ def _tie_model(tm: TurnModel, expr: cp_model.LinearExprT, best: int) -> cp_model
     """The turn's model with the primary value fixed at ``best``, minimising melds changed."""
     tie = tm.model.clone()
     tie.add(expr == best)
-    tie.minimize(tm.changed)
+    tie.minimize(tm.variables.changed)
     return tie
 
 
@@ -293,9 +298,10 @@ def _solve_weighted(
     the answer (None: no legal play); unsettled after at most half the time left or
     ``WEIGHTED_DTIME``, and the two stages then run.
     """
-    weight = len(tm.keep) + 1  # changed is 0..len(keep): below one unit of the primary
+    # Melds changed is 0..len(keep): below one unit of the primary.
+    weight = len(tm.variables.kept.keep) + 1
     sign = -1 if maximize else 1
-    combined = cp_model.LinearExpr.weighted_sum([expr, tm.changed], [weight, sign])
+    combined = cp_model.LinearExpr.weighted_sum([expr, tm.variables.changed], [weight, sign])
     _optimize(tm.model, combined, maximize)
     solver = budget.solver(share=0.5, work=WEIGHTED_DTIME, lean=True)
     status = solver.solve(tm.model)
