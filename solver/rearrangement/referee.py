@@ -44,14 +44,13 @@ from solver.rearrangement.turns import (
     pass_draw_violations,
     search_violations,
 )
-from solver.rearrangement.wilds import AfterMeld, account_wilds
+from solver.rearrangement.wilds import AfterMeld, account_wilds, meld_text
 from solver.rummy.conservation import CardFlow, conservation_violations, count_flow, table_readings
 from solver.rummy.melds import (
     MeldClassification,
     MeldKind,
     Reading,
     ambiguity_reason,
-    card_text,
     classify,
 )
 from solver.rummy.position import Meld, Move, Position
@@ -198,7 +197,7 @@ def _play_violations(
     if limit is not None and net > limit:
         # The melds not on the table before, named (a rearrangement can make more of them).
         new = [move.table[j] for j in change.new]
-        named = "; ".join(" ".join(card_text(tc.card) for tc in meld) for meld in new)
+        named = "; ".join(meld_text(meld) for meld in new)
         out.append(
             Violation(
                 ViolationCode.TOO_MANY_NEW_MELDS,

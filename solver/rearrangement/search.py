@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
+from solver.core.cards import format_cards
 from solver.core.rulesets import Ruleset
 from solver.rearrangement import tries
 from solver.rearrangement.budget import Budget
@@ -48,9 +49,9 @@ __all__ = [
     "validate_move",
 ]
 
-DEFAULT_TIME_LIMIT_MS = 10_000
+DEFAULT_TIME_LIMIT_MS = 10_000  # a request's time when it names none (service, CLI hint)
 ADD_SHARE = 0.5  # the most of the time R8's largest add may take (_turn_model)
-MAX_MOVES = 20
+MAX_MOVES = 20  # the most moves one request may ask for (SolveMove's max_moves)
 # Solves per move asked (plus one round): a table can come back as several solutions (a
 # meld kept or laid again, two jokers trading places), each a solve that lists nothing, and
 # 3 left some lists short while more moves existed (docs/solver.md, measured there).
@@ -271,8 +272,7 @@ def _turn_model(position: Position, budget: Budget) -> tuple[TurnModel, PlacedOr
             position, turn_options(position, rs.rearrangement.max_new_melds, None)
         ), None
     # Meld plays need no largest add (R8), so an add that cannot be settled must leave
-    # them time: manipulation seed 61 of a big-hand scan proved its largest add (14) only
-    # after 11.6 s, and with the whole 10 s spent there the answer held no move at all.
+    # them time, or the answer holds no move at all.
     with budget.part(ADD_SHARE):
         add_size = _max_played(position, 0, budget)
     if not budget.optimal:
@@ -306,7 +306,7 @@ def _checked(position: Position, move: Move, max_placed: PlacedOracle | None = N
     verdict = validate_move(position, move, max_placed=max_placed)
     if not verdict.legal:
         reasons = "; ".join(str(v) for v in verdict.violations)
-        table = " | ".join(" ".join(tc.code for tc in meld) for meld in move.table)
+        table = " | ".join(format_cards(meld) for meld in move.table)
         raise SolverError(f"the solver proposed an illegal move [{table}]: {reasons}")
     n_changed, flags = changed_melds(position, verdict.table)
     return SolvedMove(

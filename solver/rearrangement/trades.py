@@ -60,7 +60,7 @@ def _swaps(
     standing for that very card, each then standing where the other stood, or a mexe-mexe 2
     and a wild 2 swapping roles (``_traded``).
     Two at once: vatikan `AC 2C 3C 4C 5C | 2C 3D 4H 5S` lays `AC 2C 3D 4H 5C` again by
-    trading the 3♣ and 4♣ for the 3♦ and 4♥ (the differential's seed 252537)."""
+    trading the 3♣ and 4♣ for the 3♦ and 4♥."""
     for want in wanted:
         for a, meld_a in enumerate(table):
             has = Counter(tc.card for tc in meld_a)
@@ -124,8 +124,8 @@ def _traded(rs: Ruleset, x: TableCard, y: TableCard) -> tuple[TableCard, TableCa
     suit where it has one), the wild then standing for it where it was; or a natural that
     may itself be wild (a mexe-mexe 2) and a wild of the natural's rank, which trade roles:
     the natural stands for the wild's value where the wild was, the wild's card is a natural
-    where the natural was (``2S | 2C=5D`` to ``2C | 2S=5D``, seed 290052 with up to four
-    wilds). None: they cannot. ``lay_again`` keeps a trade only if the table is legal."""
+    where the natural was (``2S | 2C=5D`` to ``2C | 2S=5D``). None: they cannot.
+    ``lay_again`` keeps a trade only if the table is legal."""
     if x.value is None and y.value is None:
         return (y, x) if x.card.rank == y.card.rank else None
     if x.value is not None and y.value is not None:

@@ -16,7 +16,7 @@ from solver.rearrangement.budget import Budget
 from solver.rearrangement.model import TurnModel
 
 # Work limits in CP-SAT's deterministic time (load-independent, so the same request gets
-# the same answer): 0.03 is about 100 ms of wall time on a 2-core CI machine (bench/).
+# the same answer); bench/HISTORY.md has what a unit took in wall time.
 TIE_BREAK_DTIME = 0.03  # the work of each try of the melds-changed tie-break
 # The tie-break's tries from the primary's table, where those afresh found none (lean, whole
 # linear relaxation): see _tie_break_from.
@@ -33,9 +33,8 @@ PRIMARY_TRIES: tuple[tuple[float | None, bool], ...] = (
     (None, True),
 )
 # The tries without the 0.6 round, which only R8's largest adds need (shangai, manipulation):
-# elsewhere its lean try mostly repeats the first 0.6 units of the last one, and where wilds
-# can make a run on their own (mexe-mexe's 2s) its usual try was the slow tail
-# (docs/performance.md).
+# elsewhere its lean try mostly repeats the start of the last one, and where wilds can make
+# a run on their own (mexe-mexe's 2s) its usual try was the slow tail.
 SHORT_TRIES = (*PRIMARY_TRIES[:4], PRIMARY_TRIES[-1])
 
 
@@ -146,14 +145,13 @@ def _tie_break(
     """The fewest melds changed among the plays whose primary value is ``best``.
 
     Returns the solver holding the best table found (None if none) and the last status.
-    Each try gets a fixed work (``TIE_BREAK_DTIME``, ~100 ms), at most half of the time
-    left: a hint must stay fast even where proving the tie-break is hard. No hint from a
-    first solution: it rearranges the table freely, and a search that starts from it finds
-    fewer-change tables later than one that starts afresh (bench/). The first try holds
-    the whole linear relaxation from the start, which is faster on about two positions in
-    three; where it finds no table at all, the second builds the relaxation lazily, which
-    finds one on most of those (docs/solver.md); where neither does, the caller's
-    ``_tie_break_from`` starts from the primary's table.
+    Each try gets a fixed work (``TIE_BREAK_DTIME``), at most half of the time left: a
+    hint must stay fast even where proving the tie-break is hard. No hint from a first
+    solution: it rearranges the table freely, and a search that starts from it finds
+    fewer-change tables later than one that starts afresh. The first try holds the whole
+    linear relaxation from the start, which is faster on most positions; where it finds
+    no table at all, the second builds the relaxation lazily, which usually finds one;
+    where neither does, the caller's ``_tie_break_from`` starts from the primary's table.
     """
     tie = _tie_model(tm, expr, best)
     for whole_lp in (True, False):
@@ -170,11 +168,10 @@ def _tie_break_from(
 ) -> tuple[cp_model.CpSolver | None, cp_model.CpSolverStatus]:
     """More tie-break tries where those that start afresh found no table: these start from
     ``start``'s table (the primary solve's, as a solution hint), then from the best found,
-    so they can only return a table that changes fewer melds (None: they found none). Rare
-    (11 of 400 hard positions in docs/solver.md's scan), and there the answer was the
-    primary's table, which may change many more melds than needed (18 where 6 suffice).
-    The lean search and CP-SAT's usual one each lower tables the other cannot, so both run
-    (``FROM_PRIMARY_TRIES``)."""
+    so they can only return a table that changes fewer melds (None: they found none). Rare,
+    but without them the answer is the primary's table, which may change many more melds
+    than needed. The lean search and CP-SAT's usual one each lower tables the other
+    cannot, so both run (``FROM_PRIMARY_TRIES``)."""
     found: cp_model.CpSolver | None = None
     status = cp_model.UNKNOWN
     tie = _tie_model(tm, expr, best)
@@ -215,22 +212,16 @@ def solve_primary(
 
     Two searches take turns, each try bounded by work so that the answer stays
     deterministic: the lean one (no presolve, no cuts, the whole linear relaxation) and
-    CP-SAT's usual one. The lean search settles most positions two to four times faster,
-    but each has slow positions where the other is quick (``carrossel-small-1-47``: 5.2 s
-    usual, 0.16 s lean; ``carrossel-large-7-0``: 0.34 s lean, 0.05 s usual). So they
-    alternate with growing limits (``PRIMARY_TRIES``), lean first and last: on 800 measured
-    positions lean never needed more than 0.2 where the usual search was faster, while one
-    manipulation position needs 0.87 lean and 0.13 usual (bench/, docs/solver.md). The
-    usual search's second try gets 0.2, not 0.6: a unit of its work takes two to three
-    times the lean search's wall time, and where 0.6 of it found nothing (mexe-mexe tables
-    with wild 2s: about 0.9 s) the lean try after it finished in 0.02-0.4 s.
+    CP-SAT's usual one. The lean search settles most positions faster, but each has slow
+    positions where the other is quick, so they alternate with growing limits
+    (``PRIMARY_TRIES``), lean first and last. The usual search's second try is short
+    because a unit of its work takes longer than the lean search's (bench/HISTORY.md).
 
     ``third_round`` (R8's largest add and the primary of shangai and manipulation, whose
     adds must be maximal): a round of 0.6 each comes before the last try, unless
-    ``probe_last``. On big hands the usual search proves in 0.2-0.4 what the lean one needs
-    2-4.5 for (manipulation, 16 hand cards), while on vatikan the unbounded usual search did
-    not settle in 30 s what the lean one did in 2 s, so neither can have the last word alone.
-    Elsewhere the round only delayed the last try (``SHORT_TRIES``, docs/performance.md).
+    ``probe_last``: on big hands the usual search proves quickly what the lean one is slow
+    at, and on vatikan the reverse, so neither can have the last word alone. Elsewhere the
+    round only delays the last try (``SHORT_TRIES``).
 
     With the ``objective`` expression, a try that finds a solution but cannot prove it
     leaves the next tries to search only strictly better ones (a copy of the model with a
@@ -239,11 +230,8 @@ def solve_primary(
 
     ``probe_last``: the tries are ``SHORT_TRIES``, and the last one, without a work
     limit, probes (``Budget.solver``). Where wilds are enough for a run of their own
-    (mexe-mexe's 2s), that try mostly proves that no better play exists, and probing
-    lowered its work on every such bench position that reached it, most on the slowest (2.4
-    to 0.65 units on ``mexe-mexe-mid-1-13``). On other positions it went either way
-    (carrossel-52-123 of a hard-hand scan: 2.4 to 4.4 units in all), so it is not used
-    there (docs/performance.md).
+    (mexe-mexe's 2s) that try mostly proves that no better play exists, which probing
+    speeds up; on other positions it went either way, so it is not used there.
     """
     tried: list[tuple[cp_model.CpSolver, cp_model.CpSolverStatus]] = []
     current = model

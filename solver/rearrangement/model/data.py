@@ -276,8 +276,8 @@ def _slot_kinds(
     hand's natural, or the wild itself) and a natural of the wild's meld (R5, R7): of
     another rank, only a run holds both; of the same rank, only a group (or a run with an
     ace at both ends). Other melds need no identity and are the pool's, so where every
-    such wild sits in a run the slots have no group part, and the reverse: fewer variables
-    and constraints where a joker can be released."""
+    such wild sits in a run the slots have no group part, and the reverse: a smaller model
+    where a joker can be released."""
     slot_runs = slot_groups = False
     aces_twice = 1 in positions and 14 in positions
     for i in occupants:
