@@ -1,20 +1,17 @@
-"""Which moves are the same: a meld's identity as the player sees it, a table's, and the
-clause that excludes a found solution from later solves."""
+"""Which moves are the same: a table's identity as the player sees it (its melds by
+``table_change.stands_key``), and the clause that excludes a found solution from later
+solves."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable
-
 from ortools.sat.python import cp_model
 
-from solver.core.cards import Card, WildValue
 from solver.rearrangement.model import TurnModel, structural_vars
-from solver.rummy.melds import MeldClassification
-from solver.rummy.position import Meld, Move, Position
+from solver.rummy.position import Move
+from solver.rummy.table_change import StandsKey, stands_key
 
 # A move as the player sees it (``table_key``): the table's melds, the cards taken back.
-TableKey = tuple[tuple["MeldKey", ...], tuple[str, ...]]
+TableKey = tuple[tuple[StandsKey, ...], tuple[str, ...]]
 
 
 def forbid(tm: TurnModel, solver: cp_model.CpSolver) -> None:
@@ -56,42 +53,9 @@ def forbid(tm: TurnModel, solver: cp_model.CpSolver) -> None:
 
 def table_key(move: Move) -> TableKey:
     """A move as the player sees it: each meld's cards with the rank each wild stands for
-    (``meld_key``), in any order (a kept group keeps its old order, the same group laid
+    (``stands_key``), in any order (a kept group keeps its old order, the same group laid
     from the pool's counts is written in suit order), and the cards taken back to the hand.
     A wild's written suit is not part of it: in a group it is a note (``JK=9`` and ``JK=9S``
     beside 9♣ 9♥ are one group), in a run the naturals fix it."""
-    table = tuple(sorted(meld_key((tc.card, tc.value) for tc in meld) for meld in move.table))
+    table = tuple(sorted(stands_key((tc.card, tc.value) for tc in meld) for meld in move.table))
     return table, tuple(sorted(card.code for card in move.to_hand))
-
-
-MeldKey = tuple[tuple[Card, int], ...]
-
-
-def meld_key(cards: Iterable[tuple[Card, WildValue | None]]) -> MeldKey:
-    # Each card with the rank it stands for as a wild (0: natural, or a mexe-mexe 2 standing
-    # for its own rank). The same cards can hold wilds of other ranks where another copy of
-    # a natural released them: vatikan `AS JK=A JK=A` laid again as `AS JK=2 JK=3`, a group
-    # become a run. A wild's suit is not compared: a note in a group, the naturals' in a run.
-    return tuple(sorted([(c, 0 if v is None or v.rank == c.rank else v.rank) for c, v in cards]))
-
-
-def _before_key(classified: MeldClassification) -> MeldKey:
-    # A meld before, its wilds' values read (a bare `JK` stands for one).
-    reading = classified.reading
-    stands = zip(classified.cards, reading.values, reading.wild, strict=True)
-    return meld_key((tc.card, v if w else None) for tc, v, w in stands)
-
-
-def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tuple[bool, ...]]:
-    """How many melds before have no meld of the very same cards after, their wilds
-    standing for the same ranks, and which melds after are new."""
-    before = Counter(_before_key(c) for c in position.readings)
-    flags = []
-    for meld in table:
-        key = meld_key((tc.card, tc.value) for tc in meld)
-        if before[key] > 0:
-            before[key] -= 1
-            flags.append(False)
-        else:
-            flags.append(True)
-    return sum(before.values()), tuple(flags)

@@ -20,7 +20,7 @@ from solver.core.cards import format_cards
 from solver.core.rulesets import Ruleset
 from solver.rearrangement import tries
 from solver.rearrangement.budget import Budget
-from solver.rearrangement.identity import TableKey, changed_melds, forbid, table_key
+from solver.rearrangement.identity import TableKey, forbid, table_key
 from solver.rearrangement.model import NO_ADD, TurnModel, turn_options
 from solver.rearrangement.rebuild import rebuild_move
 from solver.rearrangement.referee import Verdict, judge_move
@@ -28,6 +28,7 @@ from solver.rearrangement.trades import lay_again
 from solver.rearrangement.tries import Objective
 from solver.rearrangement.turns import PlacedOracle, draw_violations
 from solver.rummy.position import Move, Position
+from solver.rummy.table_change import changed_melds
 
 __all__ = [
     "DEFAULT_TIME_LIMIT_MS",

@@ -13,11 +13,11 @@ from itertools import permutations, product
 
 from solver.core.cards import Card, TableCard, WildValue
 from solver.core.rulesets import Ruleset
-from solver.rearrangement.identity import changed_melds
 from solver.rearrangement.model import TurnModel
 from solver.rearrangement.referee import judge_move
 from solver.rummy.melds import classify
 from solver.rummy.position import Meld, Move
+from solver.rummy.table_change import changed_melds
 
 
 def lay_again(tm: TurnModel, move: Move) -> Move:
