@@ -270,11 +270,35 @@ def build_releases(
 ) -> Releases:
     """R5: a wild is released by a natural of its value from the hand, in a slot that
     continues its meld; R7: in vatikan an unreleased wild stays in its meld's line."""
-    lineage = data.ruleset.rearrangement.wild_lineage
+    from_meld = _build_from_meld(m, data, kept, slots)
+    from_hand = _build_from_hand(m, data, hand_used, slots)
+    for k, slot in enumerate(slots):
+        for code in data.codes:
+            claims = [v for (k2, _, c2), v in from_meld.items() if k2 == k and c2 == code]
+            if (k, code) in from_hand:
+                claims.append(from_hand[(k, code)])
+            if claims:
+                m.add(sum(claims) <= slot.naturals.get(code, 0))
+    released_by = _build_released_by(m, data, released, slots, from_meld)
+    for k, slot in enumerate(slots):
+        _build_slot_releases(m, data, slot, k, from_hand, released_by, wilds)
+    if data.ruleset.rearrangement.wild_lineage:
+        # R7: an unreleased wild ends in a meld that continues its original meld.
+        for (i, k), fixed in wilds.in_slot.items():
+            w = data.wilds[i]
+            cont = [o for (k2, M, _), o in from_meld.items() if k2 == k and M == w.meld]
+            m.add(fixed <= sum(cont))
+    return Releases(from_meld, from_hand, released_by)
+
+
+def _build_from_meld(
+    m: cp_model.CpModel, data: TurnData, kept: KeptMelds, slots: tuple[MeldSlot, ...]
+) -> dict[tuple[int, int, Code], cp_model.IntVar]:
+    """Naturals of meld M before that sit in slot k: its continuation (R5, R7), where a
+    wild of M may be released or must stay in M's line."""
     needs_origin = {data.wilds[i].meld for i in data.releasable}
-    if lineage:
+    if data.ruleset.rearrangement.wild_lineage:
         needs_origin |= {w.meld for w in data.wilds}
-    # Naturals of meld M before that sit in slot k (its continuation, R5).
     from_meld: dict[tuple[int, int, Code], cp_model.IntVar] = {}
     for M in sorted(needs_origin):
         for code, n in data.meld_naturals[M].items():
@@ -284,7 +308,16 @@ def build_releases(
                 from_meld[(k, M, code)] = v
                 total.append(v)
             m.add(sum(total) + n * kept.keep[M] <= n)
-    # Naturals from the hand in slot k that release wilds.
+    return from_meld
+
+
+def _build_from_hand(
+    m: cp_model.CpModel,
+    data: TurnData,
+    hand_used: dict[Card, cp_model.IntVar],
+    slots: tuple[MeldSlot, ...],
+) -> dict[tuple[int, Code], cp_model.IntVar]:
+    """Naturals from the hand in slot k that may release wilds, within those played."""
     rel_codes = sorted({c for i in data.releasable for c in data.release_codes(data.wilds[i])})
     from_hand: dict[tuple[int, Code], cp_model.IntVar] = {}
     for code in rel_codes:
@@ -293,13 +326,17 @@ def build_releases(
         for k in range(len(slots)):
             from_hand[(k, code)] = m.new_int_var(0, cap, "h")
         m.add(sum(from_hand[(k, code)] for k in range(len(slots))) <= hand_used[hand_card])
-    for k, slot in enumerate(slots):
-        for code in data.codes:
-            claims = [v for (k2, _, c2), v in from_meld.items() if k2 == k and c2 == code]
-            if (k, code) in from_hand:
-                claims.append(from_hand[(k, code)])
-            if claims:
-                m.add(sum(claims) <= slot.naturals.get(code, 0))
+    return from_hand
+
+
+def _build_released_by(
+    m: cp_model.CpModel,
+    data: TurnData,
+    released: dict[int, cp_model.IntVar],
+    slots: tuple[MeldSlot, ...],
+    from_meld: dict[tuple[int, int, Code], cp_model.IntVar],
+) -> dict[tuple[int, int], cp_model.IntVar]:
+    """Which slot releases each released wild: one that continues the wild's meld."""
     released_by: dict[tuple[int, int], cp_model.IntVar] = {}
     for i in data.releasable:
         w = data.wilds[i]
@@ -311,32 +348,37 @@ def build_releases(
             released_by[(i, k)] = v
             here.append(v)
         m.add(sum(here) == released[i])
-    for k, slot in enumerate(slots):
-        by_rank: dict[int, list[cp_model.IntVar]] = {}
-        by_code: dict[Code, list[cp_model.IntVar]] = {}
-        for i in data.releasable:
-            w = data.wilds[i]
-            by_rank.setdefault(w.value.rank, []).append(released_by[(i, k)])
-            if w.value.suit is not None:
-                by_code.setdefault((w.value.rank, w.value.suit), []).append(released_by[(i, k)])
-        for r, reqs in by_rank.items():
-            cards = [v for (k2, c), v in from_hand.items() if k2 == k and c[0] == r]
-            m.add(sum(reqs) <= sum(cards))
-        for code, reqs in by_code.items():
-            m.add(sum(reqs) <= from_hand.get((k, code), 0))
-        # A slot releases a wild or holds one in its meld's line (R7); any other meld
-        # needs no identity and is the pool's (``data._slot_kinds``).
-        holds: list[cp_model.LinearExprT] = [released_by[(i, k)] for i in data.releasable]
-        if lineage:
-            holds += [wilds.in_slot[(i, k)] for i in range(len(data.wilds))]
-        m.add(sum_of(holds) >= slot.active)
-    if lineage:
-        # R7: an unreleased wild ends in a meld that continues its original meld.
-        for (i, k), fixed in wilds.in_slot.items():
-            w = data.wilds[i]
-            cont = [o for (k2, M, _), o in from_meld.items() if k2 == k and M == w.meld]
-            m.add(fixed <= sum(cont))
-    return Releases(from_meld, from_hand, released_by)
+    return released_by
+
+
+def _build_slot_releases(
+    m: cp_model.CpModel,
+    data: TurnData,
+    slot: MeldSlot,
+    k: int,
+    from_hand: dict[tuple[int, Code], cp_model.IntVar],
+    released_by: dict[tuple[int, int], cp_model.IntVar],
+    wilds: WildsInSlots,
+) -> None:
+    """Slot ``k`` holds a hand natural of each wild it releases (R5), and is used only to
+    release a wild or hold one in its meld's line (R7)."""
+    by_rank: dict[int, list[cp_model.IntVar]] = {}
+    by_code: dict[Code, list[cp_model.IntVar]] = {}
+    for i in data.releasable:
+        w = data.wilds[i]
+        by_rank.setdefault(w.value.rank, []).append(released_by[(i, k)])
+        if w.value.suit is not None:
+            by_code.setdefault((w.value.rank, w.value.suit), []).append(released_by[(i, k)])
+    for r, reqs in by_rank.items():
+        cards = [v for (k2, c), v in from_hand.items() if k2 == k and c[0] == r]
+        m.add(sum(reqs) <= sum(cards))
+    for code, reqs in by_code.items():
+        m.add(sum(reqs) <= from_hand.get((k, code), 0))
+    # Any other meld needs no identity and is the pool's (``data._slot_kinds``).
+    holds: list[cp_model.LinearExprT] = [released_by[(i, k)] for i in data.releasable]
+    if data.ruleset.rearrangement.wild_lineage:
+        holds += [wilds.in_slot[(i, k)] for i in range(len(data.wilds))]
+    m.add(sum_of(holds) >= slot.active)
 
 
 def build_conservation(

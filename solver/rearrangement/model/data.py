@@ -122,25 +122,7 @@ def collect_data(position: Position, options: ModelOptions) -> TurnData:
     same_suit = rs.melds.sequence_suits is SuitRule.SAME_SUIT
     positions = list(rs.sequence_positions)
     before: list[Reading] = [c.reading for c in position.readings]
-    natural_melds: list[bool] = []  # ``all_natural``, asked often: read once
-    wilds: list[TableWild] = []
-    table_cards: list[Card] = []
-    for m, meld in enumerate(position.table):
-        reading = before[m]
-        cards = [tc.card for tc in meld]
-        table_cards += cards
-        if not any(reading.wild):
-            natural_melds.append(not any(rs.is_wild_card(c) for c in cards))
-            continue
-        for tc, value, is_wild in zip(meld, reading.values, reading.wild, strict=True):
-            if is_wild:
-                # R4/R5: a wild's value carries a suit only where it stood in a
-                # same-suit sequence; a suit written on a group wild is a note.
-                if reading.kind is MeldKind.GROUP or not same_suit:
-                    value = WildValue(value.rank, None)
-                wilds.append(TableWild(tc.card, value, m))
-        natural_melds.append(False)
-    table_count: Counter[Card] = Counter(table_cards)
+    natural_melds, wilds, table_count = _read_table(position, before, same_suit)
     linkable_runs, linkable_groups = _find_linkable(position, before, natural_melds, same_suit)
     hand_count: Counter[Card] = Counter(position.hand)
     all_cards = set(table_count) | set(hand_count)
@@ -208,6 +190,33 @@ def collect_data(position: Position, options: ModelOptions) -> TurnData:
     if not shapes and matches_exact:
         return data
     return replace(data, match_shapes=shapes, keeps_exact=keeps_exact and matches_exact)
+
+
+def _read_table(
+    position: Position, before: Sequence[Reading], same_suit: bool
+) -> tuple[list[bool], list[TableWild], Counter[Card]]:
+    """Per meld before, whether it is all natural (asked often: read once); the cards
+    acting as wilds, with the value each keeps; and the table's cards."""
+    rs = position.ruleset
+    natural_melds: list[bool] = []
+    wilds: list[TableWild] = []
+    table_cards: list[Card] = []
+    for m, meld in enumerate(position.table):
+        reading = before[m]
+        cards = [tc.card for tc in meld]
+        table_cards += cards
+        if not any(reading.wild):
+            natural_melds.append(not any(rs.is_wild_card(c) for c in cards))
+            continue
+        for tc, value, is_wild in zip(meld, reading.values, reading.wild, strict=True):
+            if is_wild:
+                # R4/R5: a wild's value carries a suit only where it stood in a
+                # same-suit sequence; a suit written on a group wild is a note.
+                if reading.kind is MeldKind.GROUP or not same_suit:
+                    value = WildValue(value.rank, None)
+                wilds.append(TableWild(tc.card, value, m))
+        natural_melds.append(False)
+    return natural_melds, wilds, Counter(table_cards)
 
 
 def _memo_naturals(

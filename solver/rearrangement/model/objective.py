@@ -37,7 +37,8 @@ def build_turn_rules(
     pool: PoolVariables,
     slots: tuple[MeldSlot, ...],
 ) -> TurnMeasures:
-    rs = data.ruleset
+    """What a play measures, and the turn's rules on it: a hand card laid (R6), new melds
+    (R6), vatikan's groups (R7), R8's adds and rummikub's opening."""
     opts = data.options
     played = _played(m, data, hand_used, to_hand)
     m.add(played >= 1)
@@ -55,19 +56,7 @@ def build_turn_rules(
     if opts.max_new_melds is not None:
         m.add(n_after - n_before <= opts.max_new_melds)
     if not opts.groups_may_grow:
-        groups_before = sum(1 for r in data.before if r.kind is MeldKind.GROUP)
-        kept_groups = [
-            k
-            for k, r, out in zip(kept.held, data.before, links.leaves_pool, strict=True)
-            if r.kind is MeldKind.GROUP and out
-        ]
-        groups_after = [
-            *kept_groups,
-            *pool.groups.values(),
-            *pool.group_sets.values(),
-            *(s.is_group for s in slots),
-        ]
-        m.add(sum_of(groups_after) <= groups_before)
+        _build_no_new_group(m, data, kept, links, pool, slots)
     if opts.add_size == NO_ADD:
         m.add(n_after >= n_before + 1)
     elif opts.add_size is not None:
@@ -78,18 +67,49 @@ def build_turn_rules(
         m.add(played == opts.add_size).only_enforce_if(is_add)
     if opts.opening_points:
         m.add(_laid_value(hand_used, pool, slots) >= opts.opening_points)
-    # Hand points left: every card's points, less those played, plus wilds taken back.
-    hand_total = sum(rs.points(c) * k for c, k in data.hand_count.items())
-    terms = [*hand_used.values(), *to_hand.values()]
-    weights = [-rs.points(c) for c in hand_used]
-    weights += [rs.points(data.wilds[i].card) for i in to_hand]
-    hand_points_after = cp_model.LinearExpr.weighted_sum(terms, weights) + hand_total
+    hand_points_after = _hand_points_after(data, hand_used, to_hand)
     went_out = m.new_bool_var("went_out")
     m.add(played == sum(data.hand_count.values())).only_enforce_if(went_out)
     for v in to_hand.values():
         m.add(v == 0).only_enforce_if(went_out)
     changed = len(kept.keep) - sum_of(kept.keep)
     return TurnMeasures(played, hand_points_after, went_out, changed)
+
+
+def _build_no_new_group(
+    m: cp_model.CpModel,
+    data: TurnData,
+    kept: KeptMelds,
+    links: LinkedMelds,
+    pool: PoolVariables,
+    slots: tuple[MeldSlot, ...],
+) -> None:
+    """R7 (vatikan before a sequence): no more groups on the table than before."""
+    groups_before = sum(1 for r in data.before if r.kind is MeldKind.GROUP)
+    kept_groups = [
+        k
+        for k, r, out in zip(kept.held, data.before, links.leaves_pool, strict=True)
+        if r.kind is MeldKind.GROUP and out
+    ]
+    groups_after = [
+        *kept_groups,
+        *pool.groups.values(),
+        *pool.group_sets.values(),
+        *(s.is_group for s in slots),
+    ]
+    m.add(sum_of(groups_after) <= groups_before)
+
+
+def _hand_points_after(
+    data: TurnData, hand_used: dict[Card, cp_model.IntVar], to_hand: dict[int, cp_model.IntVar]
+) -> cp_model.LinearExpr:
+    """Hand points left: every card's points, less those played, plus wilds taken back."""
+    rs = data.ruleset
+    hand_total = sum(rs.points(c) * k for c, k in data.hand_count.items())
+    terms = [*hand_used.values(), *to_hand.values()]
+    weights = [-rs.points(c) for c in hand_used]
+    weights += [rs.points(data.wilds[i].card) for i in to_hand]
+    return cp_model.LinearExpr.weighted_sum(terms, weights) + hand_total
 
 
 def _played(
