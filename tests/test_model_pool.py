@@ -1,4 +1,4 @@
-"""The pool's run shapes (``TurnModel._build_pool``): only shapes a play could lay.
+"""The pool's run shapes (``model.pool.build_pool``): only shapes a play could lay.
 
 R4 (SPEC §3): a wild may stand for any card of a meld, so a run may hold a place no natural
 in play fills. A run place that no natural card and no table wild can fill (a hole) needs a
@@ -9,8 +9,8 @@ and one with holes has at most ``free wilds // holes`` copies. The brute-force d
 
 from __future__ import annotations
 
-from solver.rearrangement.model import TurnModel
-from solver.rearrangement.search import Objective, _options, solve_move
+from solver.rearrangement.model import TurnModel, turn_options
+from solver.rearrangement.search import Objective, solve_move
 from solver.rummy.position import Position, Turn, parse_position
 
 
@@ -20,27 +20,27 @@ def _rummikub(hand: list[str]) -> Position:
 
 def _model(position: Position) -> TurnModel:
     limit = position.ruleset.rearrangement.max_new_melds
-    return TurnModel(position, _options(position, limit, None))
+    return TurnModel(position, turn_options(position, limit, None))
 
 
 def _upper(tm: TurnModel, shape: tuple[int, int, str]) -> int:
-    return list(tm.runs[shape].proto.domain)[-1]
+    return list(tm.variables.pool.runs[shape].proto.domain)[-1]
 
 
 def test_a_run_needing_more_wilds_than_there_are_is_not_a_shape() -> None:
     # 4♥ 5♥ and one joker: 4♥-6♥ has one hole (6♥), 4♥-7♥ two (6♥, 7♥).
     tm = _model(_rummikub(["4H", "5H", "JK"]))
-    assert (4, 6, "H") in tm.runs
-    assert (3, 5, "H") in tm.runs
-    assert (4, 7, "H") not in tm.runs
-    assert (2, 5, "H") not in tm.runs
+    assert (4, 6, "H") in tm.variables.pool.runs
+    assert (3, 5, "H") in tm.variables.pool.runs
+    assert (4, 7, "H") not in tm.variables.pool.runs
+    assert (2, 5, "H") not in tm.variables.pool.runs
     assert _upper(tm, (4, 6, "H")) == 1
 
 
 def test_two_wilds_fill_two_holes_of_one_run() -> None:
     tm = _model(_rummikub(["4H", "5H", "JK", "JK"]))
     assert _upper(tm, (4, 7, "H")) == 1  # both jokers in one copy
-    assert (4, 8, "H") not in tm.runs
+    assert (4, 8, "H") not in tm.variables.pool.runs
 
 
 def test_the_play_needing_both_jokers_is_still_found() -> None:

@@ -1,4 +1,4 @@
-"""A lone free wild counted as a stand-in for one card code (``TurnModel._build_stand_ins``).
+"""A lone free wild counted as a stand-in for one card code (``model.pool._build_stand_ins``).
 
 R3 (SPEC §3): "A wild in a group stands for one of the missing suits"; in a same-suit run a
 wild stands for its place's rank and the run's suit (R4). So where the only wild in play is
@@ -15,15 +15,15 @@ from __future__ import annotations
 import pytest
 
 from solver.core.cards import WildValue
-from solver.rearrangement import model
-from solver.rearrangement.model import TurnModel
-from solver.rearrangement.search import Objective, SolveResult, _options, solve_move
+from solver.rearrangement.model import TurnModel, turn_options
+from solver.rearrangement.model import data as model_data
+from solver.rearrangement.search import Objective, SolveResult, solve_move
 from solver.rummy.position import Position, Turn, parse_position
 
 
 def _model(position: Position) -> TurnModel:
     limit = position.ruleset.rearrangement.max_new_melds
-    return TurnModel(position, _options(position, limit, None))
+    return TurnModel(position, turn_options(position, limit, None))
 
 
 def _rummikub(table: list[list[str]], hand: list[str], opened: bool = True) -> Position:
@@ -42,13 +42,14 @@ def _jokers(result: SolveResult) -> list[tuple[tuple[str, ...], WildValue | None
 
 def test_a_lone_rack_joker_needs_no_wild_variable_per_place() -> None:
     tm = _model(_rummikub([["9C", "9D", "9S"]], ["4H", "5H", "JK"]))
-    assert tm.stand_in
-    assert not tm.run_free and not tm.group_free and not tm.groups
-    assert (6, "H") in tm.stand_ins  # 4♥ 5♥ JK=6♥: no natural 6♥ in play
-    assert (3, "H") in tm.stand_ins  # JK=3♥ 4♥ 5♥
-    assert (7, "H") not in tm.stand_ins  # 4♥-7♥ has two holes: no shape holds a 7♥
+    assert tm.data.stand_in
+    pool = tm.variables.pool
+    assert not pool.run_free_wilds and not pool.group_free_wilds and not pool.groups
+    assert (6, "H") in tm.variables.pool.stand_ins  # 4♥ 5♥ JK=6♥: no natural 6♥ in play
+    assert (3, "H") in tm.variables.pool.stand_ins  # JK=3♥ 4♥ 5♥
+    assert (7, "H") not in tm.variables.pool.stand_ins  # 4♥-7♥ has two holes: no shape holds a 7♥
     # Groups are counted per set of suits, a suit without a natural being the joker's.
-    assert (9, ("C", "D", "H", "S")) in tm.group_sets
+    assert (9, ("C", "D", "H", "S")) in tm.variables.pool.group_sets
 
 
 def test_the_joker_lays_a_run_standing_in_for_its_hole() -> None:
@@ -82,7 +83,7 @@ def test_the_opening_counts_the_joker_at_the_card_it_stands_for(rank: str, playe
     # R8: before opening, new melds from the rack worth 30 or more; 10 10 JK=10 is 30,
     # 9 9 JK=9 is 27.
     position = _rummikub([["2C", "3C", "4C"]], [f"{rank}H", f"{rank}S", "JK"], opened=False)
-    assert _model(position).stand_in
+    assert _model(position).data.stand_in
     result = solve_move(position, Objective.MOST_CARDS)
     assert result.optimal
     assert (result.moves[0].cards_played if result.moves else 0) == played
@@ -96,9 +97,9 @@ def test_a_wild_two_on_its_own_place_is_the_natural_not_a_stand_in() -> None:
     hand = ["AS", "3S", "5D", "6C", "6D", "6H", "7S", "8H", "8S", "10H"]
     position = parse_position("mexe-mexe", 3, table, hand, Turn(cards_drawn=1))
     tm = _model(position)
-    assert tm.stand_in
-    assert (2, "H") not in tm.stand_ins
-    assert (2, "S") in tm.stand_ins
+    assert tm.data.stand_in
+    assert (2, "H") not in tm.variables.pool.stand_ins
+    assert (2, "S") in tm.variables.pool.stand_ins
     result = solve_move(position)
     assert result.optimal and result.moves
 
@@ -117,9 +118,9 @@ def test_the_stand_in_model_finds_what_the_per_place_model_finds(
     ]
     assert len(positions) >= 3
     found = []
-    for stand_ins in (model.STAND_IN_WILDS, 0):
-        monkeypatch.setattr(model, "STAND_IN_WILDS", stand_ins)
-        assert all(_model(p).stand_in == bool(stand_ins) for p in positions)
+    for stand_ins in (model_data.STAND_IN_WILDS, 0):
+        monkeypatch.setattr(model_data, "STAND_IN_WILDS", stand_ins)
+        assert all(_model(p).data.stand_in == bool(stand_ins) for p in positions)
         results = [solve_move(p, Objective.MOST_CARDS) for p in positions]
         assert all(r.optimal for r in results)
         found.append([(r.moves[0].cards_played, r.moves[0].melds_changed) for r in results])
@@ -128,6 +129,6 @@ def test_the_stand_in_model_finds_what_the_per_place_model_finds(
 
 def test_two_free_wilds_or_a_table_wild_keep_a_wild_variable_per_place() -> None:
     two = _model(_rummikub([["9C", "9D", "9S"]], ["4H", "5H", "JK", "JK"]))
-    assert not two.stand_in and two.run_free
+    assert not two.data.stand_in and two.variables.pool.run_free_wilds
     on_table = _model(_rummikub([["9C", "9D", "JK=9"]], ["4H", "5H"]))
-    assert not on_table.stand_in
+    assert not on_table.data.stand_in

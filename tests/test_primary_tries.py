@@ -1,4 +1,4 @@
-"""The primary solve's tries (``solver.rearrangement.search._solve_primary``): once a try has
+"""The primary solve's tries (``solver.rearrangement.search_tries.solve_primary``): once a try has
 found a
 solution it could not prove, the later tries search only strictly better ones; and the last
 try, the one without a work limit, probes where wilds are enough for a run of their own.
@@ -15,6 +15,8 @@ import pytest
 from ortools.sat.python import cp_model
 
 from solver.rearrangement import search
+from solver.rearrangement import tries as search_tries
+from solver.rearrangement.budget import Budget
 from solver.rummy.position import Turn, parse_position
 
 VALUES = (6, 5, 4, 3, 7)
@@ -37,10 +39,10 @@ def _knapsack(hint: tuple[int, ...]) -> tuple[cp_model.CpModel, list[cp_model.In
 def first_try_stops_early(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The first try stops at its first solution (unproved); every try's status is logged
     with the number of constraints of the model it searched."""
-    made = search._Budget.solver
+    made = Budget.solver
     statuses: list[str] = []
 
-    def solver(self: search._Budget, *args: Any, **kwargs: Any) -> cp_model.CpSolver:
+    def solver(self: Budget, *args: Any, **kwargs: Any) -> cp_model.CpSolver:
         s = made(self, *args, **kwargs)
         s.parameters.stop_after_first_solution = not statuses
         solve = s.solve
@@ -53,7 +55,7 @@ def first_try_stops_early(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         s.solve = logged  # type: ignore[method-assign]
         return s
 
-    monkeypatch.setattr(search._Budget, "solver", solver)
+    monkeypatch.setattr(Budget, "solver", solver)
     return statuses
 
 
@@ -61,7 +63,7 @@ def test_an_incumbent_no_later_try_can_beat_is_proved_optimal(
     first_try_stops_early: list[str],
 ) -> None:
     model, take, value = _knapsack(hint=(1, 0, 1, 1, 0))  # the optimum, found first
-    solver, status = search._solve_primary(model, True, search._Budget(5000), value)
+    solver, status = search_tries.solve_primary(model, True, Budget(5000), value)
     assert first_try_stops_early == ["FEASIBLE with 1", "INFEASIBLE with 2"]  # + cutoff
     assert status == cp_model.OPTIMAL
     assert solver.objective_value == 13
@@ -70,7 +72,7 @@ def test_an_incumbent_no_later_try_can_beat_is_proved_optimal(
 
 def test_a_later_try_searches_only_better_solutions(first_try_stops_early: list[str]) -> None:
     model, _, value = _knapsack(hint=(0, 1, 1, 1, 0))  # 12, found first
-    solver, status = search._solve_primary(model, True, search._Budget(5000), value)
+    solver, status = search_tries.solve_primary(model, True, Budget(5000), value)
     assert first_try_stops_early == ["FEASIBLE with 1", "OPTIMAL with 2"]  # + cutoff
     assert status == cp_model.OPTIMAL
     assert solver.objective_value == 13
@@ -83,10 +85,10 @@ def _record_tries(
 ) -> list[tuple[float | None, bool, int]]:
     """Every try's work limit, lean flag and probing level, in order; with ``stop_limited``,
     each work-limited try stops at once."""
-    made = search._Budget.solver
+    made = Budget.solver
     tries: list[tuple[float | None, bool, int]] = []
 
-    def solver(self: search._Budget, *args: Any, **kwargs: Any) -> cp_model.CpSolver:
+    def solver(self: Budget, *args: Any, **kwargs: Any) -> cp_model.CpSolver:
         s = made(self, *args, **kwargs)
         work = kwargs.get("work")
         if stop_limited and work is not None:
@@ -95,7 +97,7 @@ def _record_tries(
         tries.append((work, kwargs.get("lean", False), s.parameters.cp_model_probing_level))
         return s
 
-    monkeypatch.setattr(search._Budget, "solver", solver)
+    monkeypatch.setattr(Budget, "solver", solver)
     return tries
 
 
@@ -110,8 +112,10 @@ def test_only_the_last_try_probes_and_only_when_asked(
     (lean, then usual, 0.6 each) comes before the last try; else it is left out."""
     made = _record_tries(monkeypatch, stop_limited=True)
     model, _, value = _knapsack(hint=(1, 0, 1, 1, 0))
-    budget = search._Budget(5000)
-    solver_, status = search._solve_primary(model, True, budget, value, probe_last, third_round)
+    budget = Budget(5000)
+    solver_, status = search_tries.solve_primary(
+        model, True, budget, value, probe_last, third_round
+    )
     assert status == cp_model.OPTIMAL and solver_.objective_value == 13
     probing = [level for _, _, level in made]
     tries = [(work, lean) for work, lean, _ in made]
@@ -125,14 +129,14 @@ def _spy_on_primary(monkeypatch: pytest.MonkeyPatch, index: int, name: str) -> l
     """Log one flag of every ``_solve_primary`` call (positional ``index`` or keyword
     ``name``), with the try on the best value skipped so that the primary runs."""
     asked: list[bool] = []
-    solve_primary = search._solve_primary
+    solve_primary = search_tries.solve_primary
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         asked.append(args[index] if len(args) > index else kwargs.get(name, False))
         return solve_primary(*args, **kwargs)
 
-    monkeypatch.setattr(search, "_solve_primary", spy)
-    monkeypatch.setattr(search, "_ideal", lambda tm, objective: None)
+    monkeypatch.setattr(search_tries, "solve_primary", spy)
+    monkeypatch.setattr(search_tries, "_ideal", lambda tm, objective: None)
     return asked
 
 

@@ -7,8 +7,7 @@ import pytest
 from hypothesis import given, settings
 
 from solver.core.rulesets import MANIPULATION, RUMMIKUB, SHANGAI
-from solver.rearrangement.referee import validate_move
-from solver.rearrangement.search import Objective, solve_move
+from solver.rearrangement.search import Objective, solve_move, validate_move
 from solver.rummy.position import Turn, parse_move, parse_position
 from solver.rummy.scoring import RoundEnd, RoundToScore, score_round
 from tests.score_hands import dealt_rounds

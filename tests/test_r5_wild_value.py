@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from solver.core.cards import WildValue
 from solver.core.violations import ViolationCode
-from solver.rearrangement.referee import validate_move
+from solver.rearrangement.search import validate_move
 from solver.rearrangement.wilds import before_wilds
 from solver.rummy.position import Move, Position, Turn, parse_move, parse_position
 

@@ -6,7 +6,7 @@ from collections import Counter
 
 from solver.core.cards import Card, parse_table_card
 from solver.core.rulesets import CARROSSEL
-from solver.rearrangement.referee import validate_move
+from solver.rearrangement.search import validate_move
 from solver.rummy.conservation import count_flow
 from solver.rummy.position import Turn, parse_move, parse_position
 from solver.rummy.table_change import meld_key, table_change

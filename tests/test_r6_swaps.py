@@ -14,8 +14,7 @@ seed 7638), where the solver and the reference disagreed on the tie-break.
 from __future__ import annotations
 
 from solver.core.cards import Card
-from solver.rearrangement.referee import validate_move
-from solver.rearrangement.search import Objective, solve_move
+from solver.rearrangement.search import Objective, solve_move, validate_move
 from solver.rummy.position import Turn, parse_move, parse_position
 from tests.reference.bruteforce import solve
 from tests.reference.differential import compare

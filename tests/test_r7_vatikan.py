@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from solver.core.violations import ViolationCode
-from solver.rearrangement.referee import validate_move
+from solver.rearrangement.search import validate_move
 from solver.rummy.position import Turn, parse_move, parse_position
 
 

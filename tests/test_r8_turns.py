@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from solver.core.violations import ViolationCode
-from solver.rearrangement.referee import validate_move
+from solver.rearrangement.search import validate_move
 from solver.rummy.position import Position, Turn, parse_move, parse_position
 
 # (ruleset, cards_drawn, stock_empty) -> the draw-rule codes of a play (R8).

@@ -20,9 +20,15 @@ import pytest
 
 from carrossel.v1 import rummy_pb2
 from service import limits
-from solver.rearrangement import search
-from solver.rearrangement.referee import validate_move
-from solver.rearrangement.search import Objective, SearchUndecided, max_cards_placed, solve_move
+from solver.rearrangement import search, tries
+from solver.rearrangement.budget import Budget
+from solver.rearrangement.search import (
+    Objective,
+    SearchUndecided,
+    max_cards_placed,
+    solve_move,
+    validate_move,
+)
 from solver.rummy.position import Position, Turn, parse_move, parse_position
 
 # SPEC R8's seed sentence: "with 8-9-10 on the table and 7 and J in hand, both must go".
@@ -134,7 +140,7 @@ def test_the_r8_search_gets_the_deadline_not_the_default(
 def _no_proof(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every primary search stops after a sliver of deterministic work: no position below
     is proved in it, on any machine."""
-    monkeypatch.setattr(search, "PRIMARY_TRIES", ((1e-9, True),))
+    monkeypatch.setattr(tries, "PRIMARY_TRIES", ((1e-9, True),))
 
 
 # Shangai, 15 table melds and 15 hand cards: its largest add takes about 0.2 s to prove.
@@ -308,9 +314,9 @@ def test_a_solve_stopped_by_its_work_is_not_time_limited() -> None:
         Turn(has_melded_sequence=True),
     )
     for work, limit_ms, clock in ((1e-4, 60_000, False), (None, 1, True)):
-        budget = search._Budget(limit_ms)
+        budget = Budget(limit_ms)
         tm, _ = search._turn_model(position, budget)
-        tm.model.maximize(tm.played)
+        tm.model.maximize(tm.variables.played)
         solver = budget.solver(work=work, lean=True)
         status = solver.solve(tm.model)
         budget.record(solver, status)

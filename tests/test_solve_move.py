@@ -26,11 +26,10 @@ from service.cli.commands.hint import render
 from solver.core.cards import JOKER_CARD as JOKER
 from solver.core.cards import Card, TableCard, WildValue
 from solver.core.rulesets import RULESETS
-from solver.rearrangement import search
-from solver.rearrangement.model import ModelOptions, TurnModel
+from solver.rearrangement import identity, search, tries
+from solver.rearrangement.model import ModelOptions, TurnModel, structural_vars
 from solver.rearrangement.rebuild import _deal_groups, _deal_suited
-from solver.rearrangement.referee import validate_move
-from solver.rearrangement.search import Objective, knock_reach, solve_move
+from solver.rearrangement.search import Objective, knock_reach, solve_move, validate_move
 from solver.rearrangement.turns import draws_before_play
 from solver.rummy.position import Move, Position, Turn, parse_position
 from tests.reference.bruteforce import as_seen
@@ -158,8 +157,8 @@ def test_rummikub_kept_melds_are_the_pools_own() -> None:
         "rummikub", 2, [["AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C"], ["9S", "9H", "9D"]],
         ["JS", "QS", "KS"], Turn(has_opened=True))
     tm = TurnModel(position, ModelOptions(max_new_melds=None))
-    assert tm.linked_runs == {0: (1, 8, "C")}
-    assert tm.linked_groups == {1: (9, ("D", "H", "S"))}
+    assert tm.variables.links.runs == {0: (1, 8, "C")}
+    assert tm.variables.links.groups == {1: (9, ("D", "H", "S"))}
     best = solve_move(position, Objective.MOST_CARDS).moves[0]
     assert (best.cards_played, best.melds_changed) == (3, 0)
     assert _tables(best) == ["9S 9H 9D", "AC 2C 3C 4C 5C 6C 7C 8C", "JS QS KS"]  # as laid
@@ -201,9 +200,9 @@ def test_rummikub_a_release_meld_can_be_another_meld_unchanged(
     assert (best.cards_played, best.melds_changed) == (cards, 1)
     assert left in _tables(best)
     tm = TurnModel(position, ModelOptions(max_new_melds=None))
-    assert set(tm.via) == {1}  # only the natural meld a release can leave
-    tm.model.add(tm.played == cards)
-    tm.model.minimize(tm.changed)
+    assert set(tm.variables.kept.in_slot) == {1}  # only the natural meld a release can leave
+    tm.model.add(tm.variables.played == cards)
+    tm.model.minimize(tm.variables.changed)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1
     assert solver.solve(tm.model) == cp_model.OPTIMAL
@@ -244,8 +243,8 @@ def test_tie_break_reaches_the_proved_fewest_changes(ruleset: str, size: str) ->
             continue
         rs = position.ruleset
         tm = TurnModel(position, ModelOptions(max_new_melds=rs.rearrangement.max_new_melds))
-        tm.model.add(tm.played == result.moves[0].cards_played)
-        tm.model.minimize(tm.changed)
+        tm.model.add(tm.variables.played == result.moves[0].cards_played)
+        tm.model.minimize(tm.variables.changed)
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
         solver.parameters.max_time_in_seconds = 60
@@ -297,15 +296,16 @@ def test_the_last_tie_break_try_never_keeps_a_table_changing_more(
     """With the tries afresh made to find nothing, every answer comes from the try that starts
     from the primary's table: it returns a table with fewer melds changed, or none."""
     kept = []
-    last_try = search._tie_break_from
+    last_try = tries._tie_break_from
 
     def recorded(tm: Any, expr: Any, best: int, budget: Any, start: Any) -> Any:
         solver, status = last_try(tm, expr, best, budget, start)
-        kept.append((start.value(tm.changed), solver and solver.value(tm.changed)))
+        changed = tm.variables.changed
+        kept.append((start.value(changed), solver and solver.value(changed)))
         return solver, status
 
-    monkeypatch.setattr(search, "_tie_break", lambda *_: (None, cp_model.UNKNOWN))
-    monkeypatch.setattr(search, "_tie_break_from", recorded)
+    monkeypatch.setattr(tries, "_tie_break", lambda *_: (None, cp_model.UNKNOWN))
+    monkeypatch.setattr(tries, "_tie_break_from", recorded)
     for spec in bench_positions("carrossel", "mid", 8, 5):
         position = spec.position()
         before = len(kept)
@@ -362,7 +362,7 @@ def test_d4_the_tie_break_is_proved_only_where_the_model_counts_as_the_table(
     changed. There the model's fewest is only an upper bound, so it is never reported
     proved above the brute-force reference's fewest."""
     position = parse_position(ruleset, players, table, hand, turn)
-    assert TurnModel(position, ModelOptions(max_new_melds=1)).keeps_exact is exact
+    assert TurnModel(position, ModelOptions(max_new_melds=1)).data.keeps_exact is exact
     result = solve_move(position, Objective.MOST_CARDS)
     optima = reference_solve(position)
     assert optima.most_cards is not None and optima.fewest_changed is not None
@@ -428,9 +428,9 @@ def test_primary_tries_in_turn_keep_the_optimum(
     unlimited try must find it."""
     positions = [random_position(ruleset, seed) for seed in range(12)]
     expected = [solve_move(p) for p in positions]
-    short = tuple((1e-9, lean) for _, lean in search.PRIMARY_TRIES[:-1])
-    monkeypatch.setattr(search, "PRIMARY_TRIES", (*short, (None, True)))
-    monkeypatch.setattr(search, "_ideal", lambda tm, objective: None)  # the tries always run
+    short = tuple((1e-9, lean) for _, lean in tries.PRIMARY_TRIES[:-1])
+    monkeypatch.setattr(tries, "PRIMARY_TRIES", (*short, (None, True)))
+    monkeypatch.setattr(tries, "_ideal", lambda tm, objective: None)  # the tries always run
     fell_back = 0
     for position, before in zip(positions, expected, strict=True):
         after = solve_move(position)
@@ -466,7 +466,7 @@ def test_going_out_first_keeps_the_optimum(
     # Proofs are asserted, so the limit is far above need: one carrossel mid position takes
     # about 7 s to prove its fewest points on an idle 2-core machine (docs/performance.md).
     with_ideal = [solve_move(p, objective, 1, 60_000) for p in positions]
-    monkeypatch.setattr(search, "_ideal", lambda tm, objective: None)
+    monkeypatch.setattr(tries, "_ideal", lambda tm, objective: None)
     without = [solve_move(p, objective, 1, 60_000) for p in positions]
     went_out = shortcut = 0
     for a, b in zip(with_ideal, without, strict=True):
@@ -498,8 +498,8 @@ def test_r4_wild_twos_fill_the_pool_on_mid_tables() -> None:
         tm = TurnModel(position, ModelOptions(max_new_melds=1))
         twos = wild_cards_in_play(position)
         many += twos >= 3
-        assert tm.wild_runs_possible == (twos >= 3)
-        assert tm.n_slots == len(tm.releasable)
+        assert tm.data.wild_runs_possible == (twos >= 3)
+        assert tm.data.n_slots == len(tm.data.releasable)
         result = solve_move(position)  # every move is re-checked by validate_move
         assert result.moves
         for move in result.moves:
@@ -664,7 +664,7 @@ def test_a_natural_and_a_wild_of_its_value_trade_places_to_lay_a_meld_again() ->
     position = parse_position(
         "carrossel", 4, [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
         ["3H", "AD"], Turn(cards_drawn=1))
-    assert not TurnModel(position, ModelOptions(max_new_melds=1)).keeps_exact
+    assert not TurnModel(position, ModelOptions(max_new_melds=1)).data.keeps_exact
     best = solve_move(position, Objective.MOST_CARDS).moves[0]
     assert (best.cards_played, best.melds_changed) == (2, 1)
     assert ("AC", "AH", "JK=A") in {tuple(sorted(tc.code for tc in m)) for m in best.move.table}
@@ -679,10 +679,10 @@ def test_a_2_and_a_wild_2_trade_roles_to_lay_a_group_again() -> None:
     differential's seed 290052): the hand's 5♥ 5♠ take the run's 5♦, whose place a 2 fills
     as a wild. The solution laid the group's 2♣ there and the run's `2S=2D` in the group:
     `3D 4D 2C=5D 6D 7D | 2S 2S=2D 2D=2 | 5D 5H 5S`, both melds changed. The 2♠ and the
-    2♣=5♦ trade roles (``search._traded``): the 2♠ stands for the 5♦ and the 2♣ is a natural
+    2♣=5♦ trade roles (``trades._traded``): the 2♠ stands for the 5♦ and the 2♣ is a natural
     in the group, `2C 2S=2D 2D=2`, which reads as the group before (each 2 stands for a 2):
     one meld changed, the brute force's fewest. The model counts both tables the same, so
-    its fewest is not claimed proved (``TurnModel.keeps_exact``)."""
+    its fewest is not claimed proved (``TurnData.keeps_exact``)."""
     position = parse_position(
         "mexe-mexe", 3, [["2S=2D", "3D", "4D", "5D", "6D"], ["2S", "2D=2", "2C"]],
         ["5S", "5H", "7D", "5H"], Turn(cards_drawn=1))
@@ -703,7 +703,7 @@ def test_a_found_solution_is_excluded_exactly_and_cheaply() -> None:
         "carrossel", 4, [["5H", "6H", "7H"], ["5H", "6H", "7H"], ["9C", "9D", "9S"]],
         ["8H", "8H", "4H", "9C"], Turn(cards_drawn=1))
     tm = TurnModel(position, ModelOptions(max_new_melds=1))
-    structural = tm.structural_vars()
+    structural = structural_vars(tm.variables)
 
     def tables() -> set[tuple[int, ...]]:
         class Collect(cp_model.CpSolverSolutionCallback):
@@ -722,7 +722,7 @@ def test_a_found_solution_is_excluded_exactly_and_cheaply() -> None:
         return collect.seen
 
     before = tables()
-    tm.model.maximize(tm.played)
+    tm.model.maximize(tm.variables.played)
     solver = cp_model.CpSolver()
     assert solver.solve(tm.model) == cp_model.OPTIMAL
     found = tuple(solver.value(v) for v in structural)
@@ -732,7 +732,7 @@ def test_a_found_solution_is_excluded_exactly_and_cheaply() -> None:
         between += domain[0] < solver.value(v) < domain[-1]
     assert len(structural) > 20 and between < 5
     variables = len(tm.model.proto.variables)
-    search._forbid(tm, solver)
+    identity.forbid(tm, solver)
     assert len(tm.model.proto.variables) - variables <= between + 2
     tm.model.clear_objective()
     assert before - tables() == {found}
@@ -935,7 +935,7 @@ def test_optimal_is_about_the_first_move(monkeypatch: pytest.MonkeyPatch) -> Non
     clock is stopped for the test: it runs out right after the first move's solve)."""
     position = parse_position("carrossel", 2, [["4H", "5S", "6D"]], ["3C", "7H", "KD"],
                               Turn(cards_drawn=1))
-    solve_first = search._solve_lexicographic
+    solve_first = tries.solve_lexicographic
     calls = []
 
     def out_of_time_after_first(tm: Any, objective: Objective, budget: Any, *rest: Any) -> Any:
@@ -946,7 +946,7 @@ def test_optimal_is_about_the_first_move(monkeypatch: pytest.MonkeyPatch) -> Non
         budget.deadline = 0.0  # the clock has run out
         return found
 
-    monkeypatch.setattr(search, "_solve_lexicographic", out_of_time_after_first)
+    monkeypatch.setattr(tries, "solve_lexicographic", out_of_time_after_first)
     result = solve_move(position, Objective.MOST_CARDS, 3)
     assert len(result.moves) == 1 and result.moves[0].cards_played == 2
     assert result.optimal
@@ -965,14 +965,14 @@ def test_a_further_move_as_good_needs_no_primary_search(monkeypatch: pytest.Monk
         "carrossel", 2, [["5H", "6S", "7D"], ["5C", "6C", "7C"]], ["4D", "8D", "KS"],
         Turn(cards_drawn=1),
     )
-    primary = search._solve_primary
+    primary = tries.solve_primary
     calls: list[object] = []
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         calls.append(args)
         return primary(*args, **kwargs)
 
-    monkeypatch.setattr(search, "_solve_primary", counted)
+    monkeypatch.setattr(tries, "solve_primary", counted)
     result = solve_move(position, Objective.MOST_CARDS, 3)
     assert [(m.cards_played, m.melds_changed) for m in result.moves] == [(2, 1), (2, 1), (2, 2)]
     assert result.optimal
@@ -1015,9 +1015,10 @@ def test_r5_a_release_meld_is_modelled_only_as_the_kind_that_can_release(
     modelled (a third of the model). Either way the joker is freed and the hand goes out."""
     position = parse_position("carrossel", 3, table, hand, Turn(cards_drawn=1))
     tm = TurnModel(position, ModelOptions(max_new_melds=1))
-    assert (tm.slot_runs, tm.slot_groups) == (runs, groups)
-    assert tm.n_slots == 1
-    assert bool(tm.slots[0].occ) == runs and bool(tm.slots[0].grank) == groups
+    assert (tm.data.slot_runs, tm.data.slot_groups) == (runs, groups)
+    assert tm.data.n_slots == 1
+    slot = tm.variables.slots[0]
+    assert bool(slot.occupied) == runs and bool(slot.group_rank) == groups
     result = solve_move(position, Objective.FEWEST_POINTS)
     assert result.optimal
     best = result.moves[0]
@@ -1044,8 +1045,8 @@ def test_r7_a_lineage_meld_is_modelled_only_as_the_kind_of_its_joker(
     kinds modelled, 0.5 s now (docs/performance.md)."""
     position = parse_position("vatikan", 3, table, hand, Turn(has_melded_sequence=True))
     tm = TurnModel(position, ModelOptions(max_new_melds=1))
-    assert (tm.slot_runs, tm.slot_groups) == kinds
-    assert all((bool(s.occ), bool(s.grank)) == kinds for s in tm.slots)
+    assert (tm.data.slot_runs, tm.data.slot_groups) == kinds
+    assert all((bool(s.occupied), bool(s.group_rank)) == kinds for s in tm.variables.slots)
     result = solve_move(position, Objective.MOST_CARDS)
     assert result.optimal
     melds = [" ".join(tc.code for tc in meld) for meld in result.moves[0].move.table]
@@ -1064,7 +1065,7 @@ def test_a_meld_a_slot_could_hold_with_other_cards_is_laid_again_by_a_swap() -> 
     position = parse_position("vatikan", 5, [["JD", "QH", "KH", "JK=A"], ["QH", "KS", "AD"]],
                               ["2D", "AD", "10D"], Turn(has_melded_sequence=True))
     model = TurnModel(position, ModelOptions(max_new_melds=1))
-    assert not model.keeps_exact and 1 not in model.match_shapes
+    assert not model.data.keeps_exact and 1 not in model.data.match_shapes
     result = solve_move(position, Objective.MOST_CARDS)
     best = result.moves[0]
     assert result.optimal and not result.stats.tie_break_proved
@@ -1122,7 +1123,7 @@ def test_a_move_that_changes_no_meld_has_a_proved_tie_break_even_where_d4_applie
     best move that changes no meld at all cannot be beaten, whatever the model counted."""
     position = parse_position("vatikan", 3, [["AC", "JK=2", "3C"], ["4H", "4S", "JK=4"]],
                               ["7D", "8D", "9D"], Turn(has_melded_sequence=True))
-    assert not TurnModel(position, ModelOptions(max_new_melds=1)).keeps_exact
+    assert not TurnModel(position, ModelOptions(max_new_melds=1)).data.keeps_exact
     result = solve_move(position, Objective.MOST_CARDS)
     assert (result.moves[0].cards_played, result.moves[0].melds_changed) == (3, 0)
     assert result.optimal and result.stats.tie_break_proved
@@ -1176,6 +1177,6 @@ def test_a_hint_list_is_as_long_as_asked_when_moves_exist(
     position = parse_position(ruleset, players, [m.split() for m in table], hand.split(), turn)
     result = solve_move(position, objective, 3)
     assert len(result.moves) == 3
-    assert len({search._table_key(m.move) for m in result.moves}) == 3
+    assert len({identity.table_key(m.move) for m in result.moves}) == 3
     for solved in result.moves:
         assert validate_move(position, solved.move).legal

@@ -45,8 +45,8 @@ from hypothesis import strategies as st
 
 from solver.core.cards import Card
 from solver.core.rulesets import RULESETS
-from solver.rearrangement.model import TurnModel
-from solver.rearrangement.search import Objective, _options, solve_move
+from solver.rearrangement.model import TurnModel, turn_options
+from solver.rearrangement.search import Objective, solve_move
 from solver.rummy.position import Position
 from tests.reference.bruteforce import solve
 from tests.reference.differential import Outcome, compare, compare_release_twin
@@ -152,7 +152,7 @@ def test_positions_cover_the_interesting_cases(
 
 
 # Share of rummikub and mexe-mexe positions whose one free wild the model counts as a stand-in
-# for a card code (``TurnModel._build_stand_ins``; measured: about 0.11).
+# for a card code (``model.pool._build_stand_ins``; measured: about 0.11).
 STAND_IN_SHARE = 0.05
 
 
@@ -162,14 +162,14 @@ def test_stand_in_wilds_match_bruteforce(ruleset_id: str, executor: ProcessPoolE
     wild's place is one card. The positions the model counts that way are among the ones
     compared above, and they agree with the brute force."""
     results = outcomes(ruleset_id, executor)
-    stand_in = [o for o in results if _turn_model(o.spec.build()).stand_in]
+    stand_in = [o for o in results if _turn_model(o.spec.build()).data.stand_in]
     assert len(stand_in) >= STAND_IN_SHARE * len(results)
     assert all(o.agrees for o in stand_in), "\n".join(o.report() for o in stand_in if not o.agrees)
 
 
 def _turn_model(position: Position) -> TurnModel:
     limit = position.ruleset.rearrangement.max_new_melds
-    return TurnModel(position, _options(position, limit, None))
+    return TurnModel(position, turn_options(position, limit, None))
 
 
 # Mexe-mexe deals with up to MANY_WILDS wild-capable 2s: enough wilds for a run of their own,

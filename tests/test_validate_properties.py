@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 from solver.core.cards import JOKER_CARD, SUITS, Card, TableCard, WildValue
 from solver.core.rulesets import RULESETS, Family, Ruleset, SuitRule, rank_of_position
 from solver.core.violations import ViolationCode
-from solver.rearrangement.referee import Verdict, validate_move
+from solver.rearrangement.referee import Verdict
+from solver.rearrangement.search import validate_move
 from solver.rummy.position import Meld, Move, Position, Turn, parse_move, parse_position
 
 REARRANGEMENT = [r for r in RULESETS.values() if r.family is Family.REARRANGEMENT]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from solver.rearrangement.referee import validate_move
+from solver.rearrangement.search import validate_move
 from tests.validate_vectors import Case, all_params, check, parse
 
 

@@ -7,8 +7,7 @@ import grpc
 from carrossel.v1 import rummy_pb2
 from service.limits import bounded_search, solve_slot, solve_time_limit_s
 from service.rummy import convert
-from solver.rearrangement.referee import validate_move
-from solver.rearrangement.search import knock_reach
+from solver.rearrangement.search import knock_reach, validate_move
 
 
 def handle(

@@ -15,6 +15,7 @@ from service.convert import check_code_count, codes, enum_to_proto
 from solver.core.cards import TableCard
 from solver.core.errors import FieldProblem, InvalidRequest, ProblemCollector
 from solver.core.violations import Violation
+from solver.rearrangement.search import MAX_MOVES
 from solver.rummy.position import Meld, Move, Position, Turn, parse_move, parse_position
 
 
@@ -122,16 +123,12 @@ def validate_move_call(request: rummy_pb2.ValidateMoveRequest) -> RummyCall:
     return RummyCall(position, move_from_proto(position, request.move))
 
 
-MAX_SOLVED_MOVES = 20
-"""The most moves one SolveMove request may ask for."""
-
-
 def solve_move_call(request: rummy_pb2.SolveMoveRequest) -> RummyCall:
     """Parse a SolveMove request and check its numbers."""
     _require(request.HasField("position"), "position")
     errors = ProblemCollector()
-    if not 0 <= request.max_moves <= MAX_SOLVED_MOVES:
-        errors.add("max_moves", f"max_moves must be 0-{MAX_SOLVED_MOVES}, not {request.max_moves}")
+    if not 0 <= request.max_moves <= MAX_MOVES:
+        errors.add("max_moves", f"max_moves must be 0-{MAX_MOVES}, not {request.max_moves}")
     if request.time_limit_ms < 0:
         errors.add("time_limit_ms", f"time_limit_ms must be 0 or more, not {request.time_limit_ms}")
     if request.objective not in rummy_pb2.Objective.values():

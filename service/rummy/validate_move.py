@@ -13,7 +13,8 @@ from carrossel.v1 import rummy_pb2
 from service.convert import codes
 from service.limits import bounded_search
 from service.rummy import convert
-from solver.rearrangement.referee import Verdict, validate_move
+from solver.rearrangement.referee import Verdict
+from solver.rearrangement.search import validate_move
 
 
 def verdict_to_proto(verdict: Verdict) -> rummy_pb2.ValidateMoveResponse:

@@ -9,7 +9,7 @@ from ortools.sat.python import cp_model
 
 from solver.core.cards import ORDINARY_CARDS, SUITS, Card, TableCard, WildValue
 from solver.core.rulesets import rank_of_position
-from solver.rearrangement.model import Code, Slot, TurnModel
+from solver.rearrangement.model import Code, MeldSlot, TurnModel
 from solver.rummy.melds import MeldKind
 from solver.rummy.position import Meld, Move
 
@@ -30,60 +30,76 @@ def _natural(rank: int, suit: str) -> TableCard:
 def rebuild_move(tm: TurnModel, solver: cp_model.CpSolver) -> Move:
     """The move a solution describes (which melds it changed is counted on its table, by
     ``search.changed_melds``)."""
+    data = tm.data
+    variables = tm.variables
+    pool = tm.variables.pool
     melds: list[Meld] = []
-    # A meld kept via a slot is that slot's meld, written below (TurnModel.via).
-    for m, held in enumerate(tm.held):
+    # A meld kept in a slot is that slot's meld, written below (KeptMelds.in_slot).
+    for m, held in enumerate(variables.kept.held):
         if _val(solver, held):
-            melds.append(tm.position.readings[m].normalized)
+            melds.append(data.position.readings[m].normalized)
     free: list[Card] = []
-    for card, var in tm.free_wild.items():
+    for card, var in variables.free_wilds.items():
         free += [card] * _val(solver, var)
-    for k, slot in enumerate(tm.slots):
-        if _val(solver, slot.act):
+    for k, slot in enumerate(variables.slots):
+        if _val(solver, slot.active):
             melds.append(_slot_meld(tm, solver, k, slot, free))
-    # Wilds standing in for card codes (``TurnModel._build_stand_ins``): laid on the first
+    # Wilds standing in for card codes (``model.pool._build_stand_ins``): laid on the first
     # free places of their code, runs first.
-    stand_ins = Counter({code: n for code, var in tm.stand_ins.items() if (n := _val(solver, var))})
+    stand_ins = Counter(
+        {code: n for code, var in pool.stand_ins.items() if (n := _val(solver, var))}
+    )
     melds += _pool_runs(tm, solver, free, stand_ins)
     melds += _pool_groups(tm, solver, free, stand_ins)
     if +stand_ins:
         raise AssertionError(f"wilds standing in for {sorted(+stand_ins)} left unplaced")
-    to_hand = tuple(tm.wilds[i].card for i, v in tm.th.items() if _val(solver, v))
+    to_hand = tuple(data.wilds[i].card for i, v in variables.to_hand.items() if _val(solver, v))
     if free:
         raise AssertionError(f"free wilds left unplaced: {free}")
     return Move(tuple(melds), to_hand)
 
 
 def _slot_meld(
-    tm: TurnModel, solver: cp_model.CpSolver, k: int, slot: Slot, free: list[Card]
+    tm: TurnModel, solver: cp_model.CpSolver, k: int, slot: MeldSlot, free: list[Card]
 ) -> Meld:
+    data = tm.data
+    variables = tm.variables
     cards: list[TableCard] = []
-    if _val(solver, slot.isrun):
-        suit = next((s for s, v in slot.rsuit.items() if _val(solver, v)), None)
-        for p in tm.positions:
-            if not _val(solver, slot.occ[p]):
+    if _val(solver, slot.is_run):
+        suit = next((s for s, v in slot.run_suit.items() if _val(solver, v)), None)
+        for p in data.positions:
+            if not _val(solver, slot.occupied[p]):
                 continue
             rank = rank_of_position(p)
             natural = next(
-                (s for s in SUITS if (p, s) in slot.nr and _val(solver, slot.nr[(p, s)])), None
+                (
+                    s
+                    for s in SUITS
+                    if (p, s) in slot.run_natural and _val(solver, slot.run_natural[(p, s)])
+                ),
+                None,
             )
             if natural is not None:
                 cards.append(_natural(rank, natural))
                 continue
             value = WildValue(rank, suit)
             fixed = [
-                i for (i, k2, p2), v in tm.fxp.items() if k2 == k and p2 == p and _val(solver, v)
+                i
+                for (i, k2, p2), v in variables.wilds_in_slots.in_run.items()
+                if k2 == k and p2 == p and _val(solver, v)
             ]
-            cards.append(TableCard(tm.wilds[fixed[0]].card, value) if fixed else _free(free, value))
+            cards.append(
+                TableCard(data.wilds[fixed[0]].card, value) if fixed else _free(free, value)
+            )
         return tuple(cards)
-    rank = next(r for r, v in slot.grank.items() if _val(solver, v))
+    rank = next(r for r, v in slot.group_rank.items() if _val(solver, v))
     for s in SUITS:
-        if (rank, s) in slot.ng and _val(solver, slot.ng[(rank, s)]):
+        if (rank, s) in slot.group_natural and _val(solver, slot.group_natural[(rank, s)]):
             cards.append(_natural(rank, s))
-    for i, w in enumerate(tm.wilds):
-        if _val(solver, tm.fxg[(i, k)]):
+    for i, w in enumerate(data.wilds):
+        if _val(solver, variables.wilds_in_slots.in_group[(i, k)]):
             cards.append(TableCard(w.card, WildValue(rank, w.value.suit)))
-    for _ in range(_val(solver, slot.freeg.get(rank, 0))):
+    for _ in range(_val(solver, slot.group_free_wilds.get(rank, 0))):
         cards.append(TableCard(free.pop(0), WildValue(rank, None)))
     return _natural_where_free(rank, cards)
 
@@ -93,14 +109,19 @@ def _pool_runs(
 ) -> list[Meld]:
     """Runs from template counts; each place filled by a natural or a wild of that value
     (a wild standing in for its card, while ``stand_ins`` has one left)."""
+    data = tm.data
+    variables = tm.variables
+    pool = tm.variables.pool
     # Kept melds linked to the pool are on the table already, as they were.
-    kept = Counter(run for k, run in tm.linked_runs.items() if _val(solver, tm.held[k]))
+    kept = Counter(
+        run for k, run in variables.links.runs.items() if _val(solver, variables.kept.held[k])
+    )
     kept_naturals: Counter[tuple[int, str | None]] = Counter()
     for (a, b, suit), n in kept.items():
         for p in range(a, b + 1):
             kept_naturals[(p, suit)] += n
     # Most run shapes are unused: their counts are read first, and only the rest sorted.
-    laid = [(key, n) for key, var in tm.runs.items() if (n := _val(solver, var) - kept[key]) > 0]
+    laid = [(key, n) for key, var in pool.runs.items() if (n := _val(solver, var) - kept[key]) > 0]
     instances: list[tuple[int, int, str | None]] = []
     for key, n in sorted(laid, key=lambda kn: (kn[0][0], kn[0][1], kn[0][2] or "")):
         instances += [key] * n
@@ -109,16 +130,16 @@ def _pool_runs(
     by_suit: dict[str | None, list[tuple[int, int, int]]] = {}
     for j, (a, b, s) in enumerate(instances):
         by_suit.setdefault(s, []).append((j, a, b))
-    for p in tm.positions:
+    for p in data.positions:
         rank = rank_of_position(p)
-        for suit in SUITS if tm.same_suit else (None,):
+        for suit in SUITS if data.same_suit else (None,):
             here = [j for j, a, b in by_suit.get(suit, ()) if a <= p <= b]
             if not here:
                 continue
             fillers: list[TableCard] = []
             value = WildValue(rank, suit)
             for s in SUITS if suit is None else (suit,):
-                fill = tm.run_fill.get((p, s))
+                fill = pool.run_fill.get((p, s))
                 if fill is not None:
                     n = _val(solver, fill) - kept_naturals[(p, s)]
                     wilds = min(stand_ins[(rank, s)], n) if stand_ins else 0
@@ -126,22 +147,22 @@ def _pool_runs(
                     if wilds:
                         stand_ins[(rank, s)] -= wilds
                         fillers += [_free(free, value) for _ in range(wilds)]
-            for (i, p2, s2), var in tm.run_fixed.items():
+            for (i, p2, s2), var in pool.run_table_wilds.items():
                 if p2 == p and s2 == suit and _val(solver, var):
-                    fillers.append(TableCard(tm.wilds[i].card, value))
-            free_var = tm.run_free.get((p, suit))
+                    fillers.append(TableCard(data.wilds[i].card, value))
+            free_var = pool.run_free_wilds.get((p, suit))
             for _ in range(_val(solver, free_var) if free_var is not None else 0):
                 fillers.append(_free(free, value))
             # Naturals go first to the runs still without one, earliest-ending first: the
             # greedy that gives every run a natural whenever that can be done (R4, see
-            # TurnModel._build_run_naturals).
+            # model.pool._build_run_naturals).
             here.sort(key=lambda j: (naturals_in[j] > 0, instances[j][1]))
             for j, tc in zip(here, fillers, strict=True):
                 cells[j][p] = tc
                 if tc.value is None:
                     naturals_in[j] += 1
     runs = [tuple(cell[p] for p in sorted(cell)) for cell in cells]
-    if tm.options.max_new_melds is None:
+    if data.options.max_new_melds is None:
         runs = _join_runs(tm, runs, instances)
     return runs
 
@@ -159,12 +180,13 @@ def _join_runs(
     tm: TurnModel, runs: list[Meld], instances: list[tuple[int, int, str | None]]
 ) -> list[Meld]:
     """Lay runs of one suit end to end again where the model cut a long run in pieces."""
+    data = tm.data
     pieces = sorted(zip(instances, runs, strict=True), key=lambda x: (x[0][2] or "", x[0][0]))
     joined: list[tuple[tuple[int, int, str | None], Meld]] = []
     for key, meld in pieces:
         for n, (other, other_meld) in enumerate(joined):
             fits = other[2] == key[2] and other[1] + 1 == key[0]
-            if fits and len(other_meld) + len(meld) <= tm.rs.melds.max_sequence:
+            if fits and len(other_meld) + len(meld) <= data.ruleset.melds.max_sequence:
                 joined[n] = ((other[0], key[1], key[2]), other_meld + meld)
                 break
         else:
@@ -178,14 +200,19 @@ def _pool_groups(
     """Groups by sets of suits (a wild standing in for a suit the group lacks where
     ``stand_ins`` has one left), then from counts: suits dealt so that no group repeats a
     suit (R3) and each holds a natural (R4), then the free wilds."""
-    kept = Counter(group for k, group in tm.linked_groups.items() if _val(solver, tm.held[k]))
+    data = tm.data
+    variables = tm.variables
+    pool = tm.variables.pool
+    kept = Counter(
+        group for k, group in variables.links.groups.items() if _val(solver, variables.kept.held[k])
+    )
     melds: list[Meld] = []
-    for (rank, suits), var in tm.group_sets.items():
+    for (rank, suits), var in pool.group_sets.items():
         for _ in range(_val(solver, var) - kept[(rank, suits)]):
             melds.append(tuple(_group_card(rank, s, free, stand_ins) for s in suits))
     for rank in range(1, 14):
         sizes: list[int] = []
-        for (r, k), var in tm.groups.items():
+        for (r, k), var in pool.groups.items():
             if r == rank:
                 sizes += [k] * _val(solver, var)
         if not sizes:
@@ -193,24 +220,24 @@ def _pool_groups(
         sizes.sort(reverse=True)
         suited: list[TableCard] = []  # naturals, then wilds standing for a given suit
         for s in SUITS:
-            suit_var = tm.group_suits.get((rank, s))
+            suit_var = pool.group_suits.get((rank, s))
             if suit_var is not None:
                 suited += [_natural(rank, s)] * _val(solver, suit_var)
         loose: list[TableCard] = []
-        for i, var in tm.group_fixed.items():
-            if tm.wilds[i].value.rank == rank and _val(solver, var):
-                w = tm.wilds[i]
+        for i, var in pool.group_table_wilds.items():
+            if data.wilds[i].value.rank == rank and _val(solver, var):
+                w = data.wilds[i]
                 tc = TableCard(w.card, WildValue(rank, w.value.suit))
                 (suited if w.value.suit else loose).append(tc)
-        free_var = tm.group_free.get(rank)
+        free_var = pool.group_free_wilds.get(rank)
         for _ in range(_val(solver, free_var) if free_var is not None else 0):
             loose.append(TableCard(free.pop(0), WildValue(rank, None)))
         wanted = [
-            Counter(tc.card for tc in tm.position.table[m])
-            for m, reading in enumerate(tm.before)
+            Counter(tc.card for tc in data.position.table[m])
+            for m, reading in enumerate(data.before)
             if reading.kind is MeldKind.GROUP
             and reading.rank == rank
-            and not _val(solver, tm.keep[m])
+            and not _val(solver, variables.kept.keep[m])
         ]
         groups = _deal_groups(sizes, suited, loose, wanted)
         if groups is None:

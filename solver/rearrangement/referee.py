@@ -18,8 +18,10 @@ of the reading that breaks the fewest rules (docs/rules.md). A mexe-mexe meld is
 its most naturals; only when no such reading is legal are its readings with fewer naturals
 (``MeldClassification.fallbacks``) tried the same way.
 
-``validate_move`` is pure and deterministic: the solver re-checks its moves with it and
-the brute-force reference filters candidate tables with it.
+``judge_move`` is pure and deterministic: the solver re-checks its moves with it and
+the brute-force reference filters candidate tables with it. Step 5's search is handed in
+(``max_placed``), so the referee never imports the search that imports it;
+``search.validate_move`` wires the default.
 """
 
 from __future__ import annotations
@@ -42,14 +44,13 @@ from solver.rearrangement.turns import (
     pass_draw_violations,
     search_violations,
 )
-from solver.rearrangement.wilds import AfterMeld, account_wilds
+from solver.rearrangement.wilds import AfterMeld, account_wilds, meld_text
 from solver.rummy.conservation import CardFlow, conservation_violations, count_flow, table_readings
 from solver.rummy.melds import (
     MeldClassification,
     MeldKind,
     Reading,
     ambiguity_reason,
-    card_text,
     classify,
 )
 from solver.rummy.position import Meld, Move, Position
@@ -86,19 +87,20 @@ class _TableReading:
     table: tuple[Meld, ...]
 
 
-def validate_move(
+def judge_move(
     position: Position,
     move: Move,
     *,
-    max_placed: PlacedOracle | None = None,
+    max_placed: PlacedOracle | None,
     search_rules: bool = True,
 ) -> Verdict:
     """Judge ``move`` in ``position`` (R1-R10); never raises for an illegal move.
 
     ``max_placed(position, max_new_melds=k)`` answers shangai and manipulation's search
-    questions (R8); by default ``solver.rearrangement.search.max_cards_placed``. With
-    ``search_rules=False`` those two rules (MUST_PLAY, ADD_NOT_MAXIMAL) are not checked,
-    which is what a search that calls this function to filter its own candidates needs.
+    questions (R8); only a ruleset without them, or ``search_rules=False``, may leave it
+    None. With ``search_rules=False`` those two rules (MUST_PLAY, ADD_NOT_MAXIMAL) are not
+    checked, which is what a search that calls this function to filter its own candidates
+    needs.
     """
     ruleset = position.ruleset
     flow = count_flow(position, move)
@@ -125,9 +127,15 @@ def validate_move(
     if search_rules and (
         ruleset.rearrangement.must_play_if_able or ruleset.rearrangement.add_must_be_maximal
     ):
-        oracle = max_placed or _default_oracle()
+        if max_placed is None:
+            raise ValueError(
+                f"{ruleset.name}'s R8 asks how many cards a play can place: judge_move needs "
+                "max_placed (search.validate_move supplies max_cards_placed)"
+            )
         is_add = not is_pass and net <= 0 and played_count > 0
-        violations.extend(search_violations(position, is_pass, is_add, flow.played_cards, oracle))
+        violations.extend(
+            search_violations(position, is_pass, is_add, flow.played_cards, max_placed)
+        )
 
     played = flow.played_cards
     hand_after = Counter(position.hand)
@@ -163,14 +171,6 @@ def _as_read(
     )
 
 
-def _default_oracle() -> PlacedOracle:
-    """``search.max_cards_placed``, imported late: the search imports this module."""
-    from solver.rearrangement import search
-
-    oracle: PlacedOracle = search.max_cards_placed
-    return oracle
-
-
 def _invalid_melds(verdicts: Sequence[MeldClassification]) -> list[Violation]:
     out: list[Violation] = []
     for j, verdict in enumerate(verdicts):
@@ -197,7 +197,7 @@ def _play_violations(
     if limit is not None and net > limit:
         # The melds not on the table before, named (a rearrangement can make more of them).
         new = [move.table[j] for j in change.new]
-        named = "; ".join(" ".join(card_text(tc.card) for tc in meld) for meld in new)
+        named = "; ".join(meld_text(meld) for meld in new)
         out.append(
             Violation(
                 ViolationCode.TOO_MANY_NEW_MELDS,

@@ -2,8 +2,8 @@
 
 Shangai and manipulation's "play if able" and "adds must be maximal" need to know the
 best play of the position, which only a search can tell: they ask an oracle
-``max_placed(position, max_new_melds=k)`` (by default
-``solver.rearrangement.search.max_cards_placed``):
+``max_placed(position, max_new_melds=k)`` (``search.validate_move`` hands the referee
+``search.max_cards_placed``):
 the largest number of hand cards any legal play with at most ``k`` net new melds places,
 0 when there is none.
 """
@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from solver.core.cards import Card
 from solver.core.rulesets import DrawRule, Ruleset
 from solver.core.violations import Violation, ViolationCode
+from solver.rearrangement.wilds import meld_text
 from solver.rummy.melds import MeldKind, Reading, card_text
 from solver.rummy.position import Meld, Position
 from solver.rummy.table_change import TableChange
@@ -190,7 +191,7 @@ def first_meld_violations(
     fresh = [j for j in groups if j in change.new]
     j = fresh[0] if len(fresh) == 1 else -1
     cards = tuple(tc.card.code for tc in melds[j]) if j >= 0 else ()
-    shown = " ".join(card_text(tc.card) for tc in melds[j]) if j >= 0 else "a group"
+    shown = meld_text(melds[j]) if j >= 0 else "a group"
     return [
         Violation(
             ViolationCode.FIRST_MELD_NOT_SEQUENCE,

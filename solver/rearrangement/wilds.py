@@ -57,7 +57,7 @@ from solver.rummy.position import Position
 
 EXPLAIN_NODE_LIMIT = 50_000
 
-Slot = tuple[int, int]  # (meld index in the move's table, card index in the meld)
+CardPlace = tuple[int, int]  # (meld index in the move's table, card index in the meld)
 Link = tuple[int, int]  # (meld index before, meld index after)
 # Suits claimed in groups: how many, and each as (meld cards, index in the meld, suit).
 _Claims = tuple[int, list[tuple[tuple[str, ...], int, str]]]
@@ -68,7 +68,7 @@ def value_text(value: WildValue) -> str:
     return rank_name(value.rank) + (SUIT_GLYPHS[value.suit] if value.suit else "")
 
 
-def melds_text(cards: Sequence[TableCard]) -> str:
+def meld_text(cards: Sequence[TableCard]) -> str:
     """A meld for a player's eyes: ``7♥ 8♠ JK``."""
     return " ".join(card_text(tc.card) for tc in cards)
 
@@ -123,8 +123,8 @@ class Option:
     """One possible fate of a before-wild, with what it needs and what it costs."""
 
     fate: Fate
-    dest: Slot | None = None
-    releaser: Slot | None = None
+    dest: CardPlace | None = None
+    releaser: CardPlace | None = None
     link: Link | None = None
     carried: tuple[int, str] | None = None  # (after meld, suit) claimed in a group
     violation: ViolationCode | None = None  # the rule this fate breaks, if any
@@ -141,7 +141,7 @@ class WildOutcome:
 
     ok: bool
     violations: list[Violation] = field(default_factory=list)
-    values: dict[Slot, WildValue] = field(default_factory=dict)  # suits carried into groups
+    values: dict[CardPlace, WildValue] = field(default_factory=dict)  # suits carried into groups
     fates: list[tuple[BeforeWild, Option]] = field(default_factory=list)
 
 
@@ -178,11 +178,11 @@ class WildAccounting:
             self.nat_before[i] = Counter(
                 tc.card for tc, w in zip(cards, wild, strict=True) if not w
             )
-        self.slots_by_card: dict[Card, list[Slot]] = {}
-        self.natural_slots: list[dict[Card, list[Slot]]] = []
+        self.slots_by_card: dict[Card, list[CardPlace]] = {}
+        self.natural_slots: list[dict[Card, list[CardPlace]]] = []
         self.group_suits: list[set[str]] = []
         for j, meld in enumerate(self.after):
-            naturals: dict[Card, list[Slot]] = {}
+            naturals: dict[Card, list[CardPlace]] = {}
             for k, tc in enumerate(meld.cards):
                 self.slots_by_card.setdefault(tc.card, []).append((j, k))
                 if not meld.is_wild(ruleset, k):
@@ -205,9 +205,9 @@ class WildAccounting:
             for j in holders.get(card, ())
         }
 
-    def _releasers(self, wild: BeforeWild) -> list[Slot]:
+    def _releasers(self, wild: BeforeWild) -> list[CardPlace]:
         """Natural slots where a hand card of the wild's value would release it."""
-        out: list[Slot] = []
+        out: list[CardPlace] = []
         for j, meld in enumerate(self.after):
             if meld.reading is None or (wild.meld, j) not in self.possible:
                 continue
@@ -216,7 +216,7 @@ class WildAccounting:
                     out.extend(slots)
         return out
 
-    def value_fits(self, wild: BeforeWild, slot: Slot) -> tuple[bool, tuple[int, str] | None]:
+    def value_fits(self, wild: BeforeWild, slot: CardPlace) -> tuple[bool, tuple[int, str] | None]:
         """Does the slot keep the wild's value? Also the suit it would claim in a group."""
         j, k = slot
         meld = self.after[j]
@@ -313,7 +313,7 @@ class WildAccounting:
                 outcome.violations.append(self.explain(wild, moved))
         return outcome
 
-    def links_feasible(self, links: Sequence[Link], used: set[Slot]) -> bool:
+    def links_feasible(self, links: Sequence[Link], used: set[CardPlace]) -> bool:
         """Can every link be carried by its own natural copy (capacities per meld)?"""
         if not links:
             return True
@@ -347,7 +347,7 @@ class WildAccounting:
     def explain(self, wild: BeforeWild, option: Option) -> Violation:
         card = card_text(wild.card)
         old = value_text(wild.value)
-        origin = melds_text(self.position.table[wild.meld])
+        origin = meld_text(self.position.table[wild.meld])
         if option.fate is Fate.BACK:
             if self.ruleset.rearrangement.released_wild_to_hand:
                 text = (
@@ -367,7 +367,7 @@ class WildAccounting:
         meld = self.after[j]
         assert meld.reading is not None
         new = value_text(meld.reading.values[k])
-        where = melds_text(meld.cards)
+        where = meld_text(meld.cards)
         if option.violation is ViolationCode.WILD_MOVED:
             text = (
                 f"{card} (standing for {old}) moved from {origin} to {where} without being "
@@ -397,7 +397,7 @@ class _State:
     def __init__(self, acc: WildAccounting, wilds: list[BeforeWild]) -> None:
         self.acc = acc
         self.wilds = wilds
-        self.used: set[Slot] = set()
+        self.used: set[CardPlace] = set()
         self.hand_used: Counter[Card] = Counter()
         self.back_used: Counter[Card] = Counter()
         self.missing_used: Counter[Card] = Counter()

@@ -1,19 +1,26 @@
-"""What a move changed on the table: melds compared as a multiset, ignoring order and notes.
+"""What a move changed on the table: the melds before and after compared as multisets.
 
-Two melds are the same when they hold the same cards in the same written order, except
-that a group's order does not matter. ``=`` annotations are ignored: a wild whose value
-changes while its meld keeps its cards is caught by the wild accounting (R5), not here.
+A meld's identity is asked two ways, both here:
+
+* ``meld_key``, as written (the referee's R6 and R8): the same cards in the same written
+  order, except that a group's order does not matter. ``=`` annotations are ignored: a
+  wild whose value changes while its meld keeps its cards is caught by the wild
+  accounting (R5), not here.
+* ``stands_key``, as the player sees it (melds changed by a hint, distinct hints): the
+  same cards, in any order, each wild standing for the same rank. A meld whose wild now
+  stands for another rank is a changed meld, although R6 sees it kept.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from solver.core.cards import TableCard
+from solver.core.cards import Card, TableCard, WildValue
 from solver.core.rulesets import Ruleset
-from solver.rummy.position import Meld
+from solver.rummy.melds import MeldClassification
+from solver.rummy.position import Meld, Position
 
 MeldKey = tuple[str, ...]
 
@@ -59,3 +66,37 @@ def table_change(ruleset: Ruleset, before: Sequence[Meld], after: Sequence[Meld]
         else:
             new.append(j)
     return TableChange(kept, +pool, tuple(new))
+
+
+StandsKey = tuple[tuple[Card, int], ...]
+
+
+def stands_key(cards: Iterable[tuple[Card, WildValue | None]]) -> StandsKey:
+    """A meld as the player sees it: each card with the rank it stands for as a wild (0:
+    natural, or a mexe-mexe 2 standing for its own rank), in any order. The same cards can
+    hold wilds of other ranks where another copy of a natural released them: vatikan
+    `AS JK=A JK=A` laid again as `AS JK=2 JK=3`, a group become a run. A wild's suit is not
+    compared: a note in a group, the naturals' in a run."""
+    return tuple(sorted([(c, 0 if v is None or v.rank == c.rank else v.rank) for c, v in cards]))
+
+
+def _before_key(classified: MeldClassification) -> StandsKey:
+    # A meld before, its wilds' values read (a bare `JK` stands for one).
+    reading = classified.reading
+    stands = zip(classified.cards, reading.values, reading.wild, strict=True)
+    return stands_key((tc.card, v if w else None) for tc, v, w in stands)
+
+
+def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tuple[bool, ...]]:
+    """How many melds before have no meld of the very same cards after, their wilds
+    standing for the same ranks (``stands_key``), and which melds after are new."""
+    before = Counter(_before_key(c) for c in position.readings)
+    flags = []
+    for meld in table:
+        key = stands_key((tc.card, tc.value) for tc in meld)
+        if before[key] > 0:
+            before[key] -= 1
+            flags.append(False)
+        else:
+            flags.append(True)
+    return sum(before.values()), tuple(flags)

@@ -90,7 +90,8 @@ from typing import NamedTuple
 
 from solver.core.cards import SUITS, Card, TableCard, WildValue
 from solver.core.rulesets import DrawRule, Ruleset, SuitRule, rank_of_position
-from solver.rearrangement.referee import Verdict, validate_move
+from solver.rearrangement.referee import Verdict
+from solver.rearrangement.search import validate_move
 from solver.rummy.melds import classify
 from solver.rummy.position import Meld, Move, Position
 

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field, replace
 from solver.core.cards import Card
 from solver.core.rulesets import SuitRule
 from solver.rearrangement.model import ModelOptions, TurnModel
-from solver.rearrangement.referee import validate_move
 from solver.rearrangement.search import (
     KnockReach,
     Objective,
@@ -32,6 +31,7 @@ from solver.rearrangement.search import (
     knock_reach,
     max_cards_placed,
     solve_move,
+    validate_move,
 )
 from solver.rummy.melds import MeldKind, classify
 from solver.rummy.position import Move, Position
@@ -394,12 +394,12 @@ def compare(job: tuple[str, int] | tuple[str, int, int]) -> Outcome:
 
 def compare_release_twin(job: tuple[str, int]) -> Outcome | None:
     """``compare_position`` on the first of ``release_twins(ruleset_id, seed)`` whose model
-    counts a meld kept via a slot (``TurnModel.via``); None if none does."""
+    counts a meld kept via a slot (``KeptMelds.in_slot``); None if none does."""
     ruleset_id, seed = job
     for spec in release_twins(ruleset_id, seed):
         position = spec.build()
         options = ModelOptions(max_new_melds=position.ruleset.rearrangement.max_new_melds)
-        if TurnModel(position, options).via:
+        if TurnModel(position, options).variables.kept.in_slot:
             return compare_position(spec, seed)
     return None
 

@@ -18,9 +18,10 @@ from service.cli.position_args import (
     position_from_args,
     print_malformed,
 )
+from solver.core.cards import format_cards
 from solver.core.errors import InvalidRequest
 from solver.core.registry import Rpc, not_served
-from solver.rearrangement.search import Objective, SolveResult, solve_move
+from solver.rearrangement.search import DEFAULT_TIME_LIMIT_MS, Objective, SolveResult, solve_move
 
 
 def register(subparsers: Subparsers) -> None:
@@ -37,7 +38,9 @@ def register(subparsers: Subparsers) -> None:
         help="most_cards, fewest_points (default where hands score) or go_out",
     )
     parser.add_argument("-n", type=int, default=1, help="how many distinct moves (default 1)")
-    parser.add_argument("--time-limit-ms", type=int, default=5000, help="solver time budget")
+    parser.add_argument(
+        "--time-limit-ms", type=int, default=DEFAULT_TIME_LIMIT_MS, help="solver time budget"
+    )
     parser.set_defaults(func=run)
 
 
@@ -62,7 +65,7 @@ def render(result: SolveResult) -> str:
     lines = []
     for n, solved in enumerate(result.moves, 1):
         verdict = solved.verdict
-        played = " ".join(c.code for c in verdict.played)
+        played = format_cards(verdict.played)
         lines.append(
             f"move {n}: play {played} -> hand {verdict.hand_points_after} points"
             f"{', goes out' if verdict.went_out else ''}"
@@ -71,9 +74,9 @@ def render(result: SolveResult) -> str:
         )
         for meld, changed in zip(solved.move.table, solved.changed, strict=True):
             mark = "*" if changed else " "
-            lines.append(f"  {mark} {' '.join(tc.code for tc in meld)}")
+            lines.append(f"  {mark} {format_cards(meld)}")
         if solved.move.to_hand:
-            lines.append(f"  to hand: {' '.join(c.code for c in solved.move.to_hand)}")
+            lines.append(f"  to hand: {format_cards(solved.move.to_hand)}")
     proof = "optimal" if result.optimal else "best found in the time limit (not proved)"
     if result.optimal and result.stats.time_limited:
         proof += " (the time limit cut the rest of the search: more time may list other moves)"

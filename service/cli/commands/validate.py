@@ -16,11 +16,12 @@ import sys
 
 from service.cli.commands import Subparsers
 from service.cli.position_args import print_malformed, split_cards, split_melds
+from solver.core.cards import format_cards
 from solver.core.errors import InvalidRequest
 from solver.core.registry import Rpc, not_served, serves
 from solver.core.rulesets import RULESETS
-from solver.rearrangement.referee import Verdict, validate_move
-from solver.rearrangement.search import SearchUndecided
+from solver.rearrangement.referee import Verdict
+from solver.rearrangement.search import SearchUndecided, validate_move
 from solver.rummy.position import Turn, parse_move, parse_position
 
 
@@ -89,10 +90,10 @@ def render(verdict: Verdict) -> str:
     """The verdict as a player reads it."""
     lines = ["legal" if verdict.legal else "illegal"]
     lines += [f"  - {v}" for v in verdict.violations]
-    table = " | ".join(" ".join(tc.code for tc in meld) for meld in verdict.table) or "(empty)"
+    table = " | ".join(format_cards(meld) for meld in verdict.table) or "(empty)"
     lines.append(f"table after: {table}")
-    lines.append(f"played: {' '.join(c.code for c in verdict.played) or '(nothing)'}")
-    hand = " ".join(c.code for c in verdict.hand_after) or "(empty)"
+    lines.append(f"played: {format_cards(verdict.played) or '(nothing)'}")
+    hand = format_cards(verdict.hand_after) or "(empty)"
     lines.append(f"hand after: {hand} ({verdict.hand_points_after} points)")
     lines.append(
         f"went out: {'yes' if verdict.went_out else 'no'}; "

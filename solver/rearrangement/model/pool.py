@@ -1,0 +1,378 @@
+"""The pool: melds that need no identity, as counts of run and group shapes.
+
+Runs are counted per template (first and last position, suit) and each run place's fill is
+counted per card; groups per rank and size, or per set of suits where no wild can join a
+group of that rank. Wilds may sit here too: a table wild that keeps its value fills a place
+of that value like a natural would (R5), and a free wild fills any place. Each meld still
+holds a natural (R4): groups count theirs; runs need ``_build_run_naturals`` once there
+are wilds enough for a run of their own (mexe-mexe's 2s). ``rebuild`` hands the naturals
+out so that each meld holds one, and the referee re-checks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from ortools.sat.python import cp_model
+
+from solver.core.cards import SUITS
+from solver.core.rulesets import rank_of_position
+from solver.rearrangement.model.cp import sum_of
+from solver.rearrangement.model.data import Code, GroupKey, RunKey, TurnData, natural_code
+
+RunPlace = tuple[int, str | None]  # a run place: position, suit (None: any suit)
+
+
+@dataclass(frozen=True)
+class PoolVariables:
+    """The pool's counts."""
+
+    runs: dict[RunKey, cp_model.IntVar]  # runs laid per template
+    # Naturals of a code on each run place (a sum of runs where only that card can fill it).
+    run_fill: dict[tuple[int, str], cp_model.LinearExprT]
+    run_free_wilds: dict[RunPlace, cp_model.IntVar]  # free wilds on each run place
+    run_table_wilds: dict[tuple[int, int, str | None], cp_model.IntVar]  # (wild, place): on it
+    groups: dict[tuple[int, int], cp_model.IntVar]  # groups laid per (rank, size)
+    group_sets: dict[GroupKey, cp_model.IntVar]  # groups laid per (rank, suits)
+    group_suits: dict[Code, cp_model.LinearExprT]  # naturals of a code in groups
+    group_free_wilds: dict[int, cp_model.IntVar]  # free wilds in groups, per rank
+    group_table_wilds: dict[int, cp_model.IntVar]  # per table wild: in a pool group
+    stand_ins: dict[Code, cp_model.IntVar]  # free wilds standing in for a card code
+
+
+def build_pool(
+    m: cp_model.CpModel, data: TurnData, held: Sequence[cp_model.IntVar]
+) -> PoolVariables:
+    """The pool's variables and constraints; ``held``: which melds before stay as they
+    were (a linked run among them takes its naturals, ``_build_run_naturals``)."""
+    rs = data.ruleset
+    # Table wilds keeping their value may join the pool, unless they must stay in their
+    # meld's line (R7) or the table stays as it was.
+    pool_fixed = (
+        []
+        if rs.rearrangement.wild_lineage or data.options.keep_all
+        else list(range(len(data.wilds)))
+    )
+    suits: tuple[str | None, ...] = SUITS if data.same_suit else (None,)
+    fits = {
+        suit: [[i for i in pool_fixed if _fixed_fits(data, i, p, suit)] for p in data.positions]
+        for suit in suits
+    }
+    runs, covering = _build_runs(m, data, suits, fits)
+    run_fill, run_free, run_fixed = _build_run_places(m, data, suits, fits, covering)
+    if data.wild_runs_possible:
+        _build_run_naturals(m, data, suits, runs, run_fill, held)
+    groups: dict[tuple[int, int], cp_model.IntVar] = {}
+    group_sets: dict[GroupKey, cp_model.IntVar] = {}
+    group_suits: dict[Code, cp_model.LinearExprT] = {}
+    group_free: dict[int, cp_model.IntVar] = {}
+    group_fixed: dict[int, cp_model.IntVar] = {}
+    for r in range(1, 14):
+        avail = [s for s in SUITS if data.natural_supply[(r, s)]]
+        fixed_here = [i for i in pool_fixed if data.wilds[i].value.rank == r]
+        wild_room = data.wild_supply + len(fixed_here)
+        if not avail or len(avail) + wild_room < rs.melds.group_min:
+            continue
+        if rs.melds.group_suits_distinct and (not wild_room or data.stand_in):
+            lone = data.wild_supply if data.stand_in else 0
+            sets, suit_sums = _build_group_sets(m, data, r, avail, lone)
+            group_sets.update(sets)
+            group_suits.update(suit_sums)
+            continue
+        _build_groups_of_rank(
+            m, data, r, avail, fixed_here, groups, group_suits, group_free, group_fixed
+        )
+    stand_ins = _build_stand_ins(m, data, run_fill, group_suits) if data.stand_in else {}
+    return PoolVariables(
+        runs=runs,
+        run_fill=run_fill,
+        run_free_wilds=run_free,
+        run_table_wilds=run_fixed,
+        groups=groups,
+        group_sets=group_sets,
+        group_suits=group_suits,
+        group_free_wilds=group_free,
+        group_table_wilds=group_fixed,
+        stand_ins=stand_ins,
+    )
+
+
+def _fixed_fits(data: TurnData, i: int, p: int, suit: str | None) -> bool:
+    """Table wild ``i`` keeps its value on run place ``p`` of ``suit``."""
+    v = data.wilds[i].value
+    return v.rank == rank_of_position(p) and (suit is None or v.suit is None or v.suit == suit)
+
+
+def _position_supply(data: TurnData, p: int, suit: str | None) -> int:
+    r = rank_of_position(p)
+    if suit is not None:
+        return data.natural_supply[(r, suit)]
+    return sum(data.natural_supply[(r, s)] for s in SUITS)
+
+
+def _build_runs(
+    m: cp_model.CpModel,
+    data: TurnData,
+    suits: tuple[str | None, ...],
+    fits: dict[str | None, list[list[int]]],
+) -> tuple[dict[RunKey, cp_model.IntVar], dict[str | None, list[list[cp_model.IntVar]]]]:
+    """A count per run template a play could lay, and per place the runs through it."""
+    rs = data.ruleset
+    pos = data.positions
+    n_free = data.wild_supply
+    runs: dict[RunKey, cp_model.IntVar] = {}
+    # Without a limit on new melds a long run is two shorter ones laid end to end, so
+    # runs of up to 2*min-1 cards suffice (rebuild joins them again); this is the
+    # classic Rummikub model reduction and keeps the model small.
+    longest = rs.melds.max_sequence
+    if data.options.max_new_melds is None:
+        longest = min(longest, 2 * rs.melds.min_sequence - 1)
+    # Capacity of each run place: natural supply, free wilds, fitting table wilds. Places
+    # are walked by index (sequence positions are consecutive), per suit.
+    n_pos = len(pos)
+    supply = {suit: [_position_supply(data, p, suit) for p in pos] for suit in suits}
+    covering_runs: dict[str | None, list[list[cp_model.IntVar]]] = {
+        suit: [[] for _ in pos] for suit in suits
+    }
+    # A linked run longer than the pool's own runs still needs its own shape.
+    linked_ends: dict[tuple[int, str | None], set[int]] = {}
+    for a, b, suit in data.linkable_runs.values():
+        linked_ends.setdefault((a, suit), set()).add(b)
+    for suit in suits:
+        caps = [n + n_free + len(f) for n, f in zip(supply[suit], fits[suit], strict=True)]
+        here_supply = supply[suit]
+        here_fits = fits[suit]
+        covering = covering_runs[suit]
+        for a_i, a in enumerate(pos):
+            # Ends at indices first..usual-1, and those of linked runs from ``a``.
+            first = a_i + rs.melds.min_sequence - 1
+            usual = min(a_i + longest, n_pos)
+            linked = linked_ends.get((a, suit))
+            last = usual - 1
+            if linked:
+                last = max(last, max(linked) - a + a_i)
+            elif first >= usual:
+                continue
+            # Walk the run's places once: its capacity is the least place capacity so
+            # far, and it needs a natural somewhere. A place no natural and no table wild
+            # can fill (a hole) takes a free wild from each copy of the run: a run with
+            # more holes than free wilds cannot be laid at all.
+            cap = caps[a_i]
+            natural = False
+            holes = 0
+            for j in range(a_i, last + 1):
+                if caps[j] < cap:
+                    cap = caps[j]
+                if here_supply[j] > 0:
+                    natural = True
+                elif not here_fits[j]:
+                    holes += 1
+                if cap <= 0 or holes > n_free:
+                    break
+                if not natural or j < first:
+                    continue
+                b = pos[j]
+                if j >= usual and b not in (linked or ()):
+                    continue
+                run = m.new_int_var(0, min(cap, n_free // holes) if holes else cap, "run")
+                runs[(a, b, suit)] = run
+                for q in range(a_i, j + 1):
+                    covering[q].append(run)
+    return runs, covering_runs
+
+
+def _build_run_places(
+    m: cp_model.CpModel,
+    data: TurnData,
+    suits: tuple[str | None, ...],
+    fits: dict[str | None, list[list[int]]],
+    covering_runs: dict[str | None, list[list[cp_model.IntVar]]],
+) -> tuple[
+    dict[tuple[int, str], cp_model.LinearExprT],
+    dict[RunPlace, cp_model.IntVar],
+    dict[tuple[int, int, str | None], cp_model.IntVar],
+]:
+    """Fill of every run place: naturals, table wilds keeping their value, free wilds."""
+    n_free = data.wild_supply
+    run_fill: dict[tuple[int, str], cp_model.LinearExprT] = {}
+    run_free: dict[RunPlace, cp_model.IntVar] = {}
+    run_fixed: dict[tuple[int, int, str | None], cp_model.IntVar] = {}
+    for j, p in enumerate(data.positions):
+        r = rank_of_position(p)
+        for suit in suits:
+            here = covering_runs[suit][j]
+            if not here:
+                continue
+            fitting = fits[suit][j]
+            if suit is not None and (data.stand_in or (not n_free and not fitting)):
+                # Only naturals of this one card (or a wild standing in for it) can fill
+                # the place: their count is the number of runs through it, with no
+                # variable of its own (the search runs without presolve, which would
+                # otherwise remove it).
+                run_fill[(p, suit)] = sum_of(here)
+                continue
+            parts: list[cp_model.IntVar] = []
+            for s in SUITS if suit is None else (suit,):
+                cap = data.natural_supply[(r, s)]
+                if cap:
+                    x = m.new_int_var(0, cap, "fill")
+                    run_fill[(p, s)] = x
+                    parts.append(x)
+            if n_free:
+                f = m.new_int_var(0, n_free, "free")
+                run_free[(p, suit)] = f
+                parts.append(f)
+            for i in fitting:
+                v = m.new_bool_var("fixrun")
+                run_fixed[(i, p, suit)] = v
+                parts.append(v)
+            m.add(sum_of(parts) == sum_of(here))
+    return run_fill, run_free, run_fixed
+
+
+def _build_run_naturals(
+    m: cp_model.CpModel,
+    data: TurnData,
+    suits: tuple[str | None, ...],
+    runs: dict[RunKey, cp_model.IntVar],
+    run_fill: dict[tuple[int, str], cp_model.LinearExprT],
+    held: Sequence[cp_model.IntVar],
+) -> None:
+    """R4 for the pool's runs where wilds could fill a whole run: a natural for each.
+
+    Runs are intervals of places and naturals are points, so each run can be given a
+    natural of its own exactly when every window of places holds at least as many
+    naturals as there are runs wholly inside it (Hall's condition for intervals);
+    ``rebuild`` then hands them out earliest-ending run first.
+
+    Short windows suffice. The smallest failing set of runs covers its window, so the
+    window holds at least one card per place and at least three per run, and it holds
+    fewer naturals than runs: with ``w`` wild cards in play, ``naturals + w >= 3 *
+    (naturals + 1)`` bounds its naturals by ``(w - 3) / 2`` and its length by
+    ``(3w - 3) / 2``.
+    """
+    longest = (3 * data.wild_supply - 3) // 2
+    for suit in suits:
+        shapes = [(a, b, run) for (a, b, s), run in runs.items() if s == suit]
+        if not shapes:
+            continue
+        naturals: dict[int, list[cp_model.LinearExprT]] = {}
+        for (p, s), fill in run_fill.items():
+            if suit is None or s == suit:
+                naturals.setdefault(p, []).append(fill)
+        # A kept linked run is all natural and stays as it was: it needs no natural
+        # handed out, and the naturals it holds serve no other run.
+        kept = [(a, b, held[k]) for k, (a, b, s) in data.linkable_runs.items() if s == suit]
+        starts = sorted({a for a, _, _ in shapes})
+        ends = sorted({b for _, b, _ in shapes})
+        for x in starts:
+            for y in ends:
+                if y - x + 1 > longest:
+                    break
+                inside = [run for a, b, run in shapes if x <= a and b <= y]
+                if not inside:
+                    continue
+                window = [f for p in range(x, y + 1) for f in naturals.get(p, [])]
+                # A kept run takes the naturals it overlaps, and needs none if inside.
+                terms = [
+                    (min(b, y) - max(a, x) + 1 - (x <= a and b <= y)) * k
+                    for a, b, k in kept
+                    if a <= y and b >= x
+                ]
+                m.add(sum_of([*inside, *terms]) <= sum_of(window))
+
+
+def _build_groups_of_rank(
+    m: cp_model.CpModel,
+    data: TurnData,
+    r: int,
+    avail: list[str],
+    fixed_here: list[int],
+    groups: dict[tuple[int, int], cp_model.IntVar],
+    group_suits: dict[Code, cp_model.LinearExprT],
+    group_free: dict[int, cp_model.IntVar],
+    group_fixed: dict[int, cp_model.IntVar],
+) -> None:
+    """Groups of rank ``r`` counted per size, where wilds may join them: a natural suit
+    at most once per group, so per-suit counts ≤ number of groups (Gale–Ryser makes
+    this exact). Adds to the dicts it is given."""
+    rs = data.ruleset
+    n_free = data.wild_supply
+    sizes = range(rs.melds.group_min, rs.melds.group_max + 1)
+    cap = sum(data.natural_supply[(r, s)] for s in avail)
+    gvars = {k: m.new_int_var(0, cap, "group") for k in sizes}
+    groups.update({(r, k): v for k, v in gvars.items()})
+    total = sum_of(gvars.values())
+    size_sum = cp_model.LinearExpr.weighted_sum(list(gvars.values()), list(gvars))
+    ys = []
+    for s in avail:
+        y = m.new_int_var(0, data.natural_supply[(r, s)], "gsuit")
+        group_suits[(r, s)] = y
+        ys.append(y)
+    m.add(sum_of(ys) >= total)  # R4: every group holds a natural card
+    fills: list[cp_model.IntVar] = list(ys)
+    for i in fixed_here:
+        g = m.new_bool_var("fixgrp")
+        group_fixed[i] = g
+        fills.append(g)
+    for s in SUITS:
+        # A suited wild stands for that very card: its suit is taken (R3, R4).
+        suited = [group_fixed[i] for i in fixed_here if data.wilds[i].value.suit == s]
+        nat = [group_suits[(r, s)]] if (r, s) in group_suits else []
+        if rs.melds.group_suits_distinct and (suited or nat):
+            m.add(sum_of([*nat, *suited]) <= total)
+    if n_free:
+        f = m.new_int_var(0, n_free, "gfree")
+        group_free[r] = f
+        fills.append(f)
+    m.add(sum_of(fills) == size_sum)
+
+
+def _build_group_sets(
+    m: cp_model.CpModel, data: TurnData, r: int, avail: list[str], stand_ins: int
+) -> tuple[dict[GroupKey, cp_model.IntVar], dict[Code, cp_model.LinearExprT]]:
+    """Groups of one rank where no wild can join, or only wilds standing in for card
+    codes: a count per set of suits (the shape a kept group links to), each suit's
+    cards the sum of the sets holding it. A set may hold up to ``stand_ins`` suits of
+    which no natural is in play."""
+    rs = data.ruleset
+    sets: dict[GroupKey, cp_model.IntVar] = {}
+    holding: dict[str, list[cp_model.IntVar]] = {}
+    choice = SUITS if stand_ins else avail
+    for size in range(rs.melds.group_min, min(rs.melds.group_max, len(avail) + stand_ins) + 1):
+        for suits in combinations(choice, size):
+            if stand_ins and sum(x not in avail for x in suits) > stand_ins:
+                continue
+            cap = min(data.natural_supply[(r, x)] + stand_ins for x in suits)
+            v = m.new_int_var(0, cap, "gset")
+            sets[(r, suits)] = v
+            for x in suits:
+                holding.setdefault(x, []).append(v)
+    return sets, {(r, x): sum_of(vs) for x, vs in holding.items()}
+
+
+def _build_stand_ins(
+    m: cp_model.CpModel,
+    data: TurnData,
+    run_fill: dict[tuple[int, str], cp_model.LinearExprT],
+    group_suits: dict[Code, cp_model.LinearExprT],
+) -> dict[Code, cp_model.IntVar]:
+    """A free wild that stands in for a card code: how many of each code.
+
+    Where the only wilds are one free wild (a joker on the rack) in same-suit runs and
+    distinct-suit groups, every place a wild can fill is one card's: a run place its
+    rank and the run's suit, a group place its rank and a suit the group lacks. So the
+    pool counts runs and groups per card code as without wilds, each code's places
+    being its naturals and the wilds standing in for it (``conservation``). The pool
+    then needs no wild variables per place, and its groups are counted per set of suits,
+    a smaller model on rummikub's one-joker positions. Every meld holds a natural (R4)
+    because the wilds are fewer than a meld's least cards; ``rebuild`` lays each
+    stand-in where a place of its code is free."""
+    codes = {(rank_of_position(p), s) for p, s in run_fill}
+    codes.update(group_suits)
+    # A wild card on a place of its own code is that natural card (a mexe-mexe 2):
+    # not a stand-in, or the same table would be two solutions.
+    codes -= {natural_code(c) for c in data.wild_capable if c.is_ordinary}
+    return {code: m.new_int_var(0, data.wild_supply, "stand_in") for code in sorted(codes)}
