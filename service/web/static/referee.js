@@ -402,7 +402,7 @@ function applyRuleset() {
   $("players").min = String(r.minPlayers || 2);
   $("players").max = String(r.maxPlayers || 5);
   $("ruleset-info").textContent = [
-    `${r.name}: ${r.description}`,
+    `${r.name}: ${(r.description || "").replace(/\.$/, "")}`,
     `Draw: ${r.drawRuleText || "-"}`,
     `Served here: ${[...served].join(", ") || "nothing yet"}`,
   ].join(" · ");
