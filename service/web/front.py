@@ -3,8 +3,9 @@
 ``GET /`` and the page's other ``STATIC_FILES`` serve the shipped files of
 ``service/web/static``, read into memory at start: a request's path is only ever a key of
 that table, never a file name. ``POST /carrossel.v1.<Service>/<Method>`` is a Connect unary
-call (``connect.py``), forwarded to the gRPC server on the same host. The stdlib's threading HTTP server is enough
-for a page a referee opens: every call's work is done, and bounded, by the gRPC server.
+call (``connect.py``), forwarded to the gRPC server on the same host. The stdlib's threading
+HTTP server is enough for a page a referee opens: every call's work is done, and bounded, by
+the gRPC server.
 """
 
 from __future__ import annotations
