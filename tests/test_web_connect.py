@@ -7,6 +7,8 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import re
+import shlex
 import signal
 import socket
 import subprocess
@@ -14,6 +16,7 @@ import sys
 import time
 from collections.abc import Iterator
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +25,7 @@ from google.rpc import error_details_pb2
 
 from carrossel.v1 import rulesets_pb2, rummy_pb2
 from service import limits
+from service.web.connect import Forwarder
 from service.web.front import WebFront, grpc_target, start_front
 from solver.core import registry
 from solver.core.rulesets import RULESETS
@@ -89,6 +93,7 @@ def test_a_dispute_gets_the_grpc_answer_with_every_violation(
     status, answer = post_json(front, f"{RUMMY}/ValidateMove", DISPUTE)
     assert status == 200
     assert "legal" not in answer  # proto3 JSON leaves out false
+    assert "Q♣ was on the table before" in answer["violations"][0]["message"]
     assert {v["code"] for v in answer["violations"]} == {
         "VIOLATION_CODE_WILD_VALUE_CHANGED",
         "VIOLATION_CODE_TABLE_CARD_REMOVED",
@@ -160,6 +165,7 @@ def test_an_rpc_not_built_for_the_ruleset_is_unimplemented(front: WebFront) -> N
         (b'{"maxMoves": "many"}', "maxMoves"),
         (b"[" * 200_000, "not a valid message"),
         (b"\xff\xfe", "not a valid message"),
+        (b'{"\\ud800": 1}', "not a valid message"),  # a lone surrogate: refused, not a 500
     ],
 )
 def test_a_body_that_is_no_message_is_invalid_argument(
@@ -171,6 +177,20 @@ def test_a_body_that_is_no_message_is_invalid_argument(
     answer = json.loads(response.read())
     assert (response.status, answer["code"]) == (400, "invalid_argument")
     assert says in answer["message"]
+
+
+def test_a_failure_in_the_front_is_internal_and_the_front_keeps_serving(
+    front: WebFront, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any) -> None:
+        raise RuntimeError("a bug")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Forwarder, "call", broken)
+        status, answer = post_json(front, f"{RUMMY}/ValidateMove", DISPUTE)
+    assert (status, answer["code"]) == (500, "internal")
+    assert "bug in carrossel" in answer["message"]
+    assert post_json(front, f"{RUMMY}/ValidateMove", DISPUTE)[0] == 200
 
 
 def test_an_unknown_method_is_404_unimplemented(front: WebFront) -> None:
@@ -373,3 +393,45 @@ def test_the_proto_json_of_ruleset_names_the_new_fields() -> None:
     names = {f.json_name for f in rulesets_pb2.Ruleset.DESCRIPTOR.fields}
     assert "servedRpcs" in names
     assert "version" in {f.json_name for f in rulesets_pb2.ListRulesetsResponse.DESCRIPTOR.fields}
+
+
+# --- docs/referee-page.md's curl examples work as pasted ---------------------------------
+
+DOC = (Path(__file__).resolve().parent.parent / "docs" / "referee-page.md").read_text()
+
+
+def doc_examples() -> list[tuple[str, str]]:
+    """Each ``sh`` block that runs curl, with the block shown after it (its answer)."""
+    pairs = re.findall(r"```sh\n(curl .*?)```\n\n```(?:json)?\n(.*?)```", DOC, flags=re.DOTALL)
+    assert len(pairs) == 3
+    return pairs
+
+
+def run_curl(command: str, port: int) -> tuple[int, dict[str, Any]]:
+    """The curl command sent as curl would send it (no curl binary needed): URL, -H, -d."""
+    args = shlex.split(command.replace("127.0.0.1:8080", f"127.0.0.1:{port}"))
+    assert args[0] == "curl"
+    url = next(a for a in args if a.startswith("http://"))
+    headers = dict(
+        args[i + 1].split(": ", 1) for i, a in enumerate(args) if a == "-H"
+    )
+    body = args[args.index("-d") + 1].encode()
+    path = url.split(f"127.0.0.1:{port}", 1)[1]
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("POST", path, body, headers)
+    response = connection.getresponse()
+    return response.status, json.loads(response.read())
+
+
+def test_the_doc_s_curl_examples_answer_as_shown(front: WebFront) -> None:
+    (judge, judged), (hint, hinted), (error, refused) = doc_examples()
+    status, answer = run_curl(judge, front.port)
+    assert status == 200
+    assert answer == json.loads(judged)
+    status, answer = run_curl(hint, front.port)
+    assert status == 200
+    assert answer["moves"] == json.loads(hinted)["moves"]  # the stats vary from run to run
+    status, answer = run_curl(error, front.port)
+    assert refused.startswith(f"HTTP/1.1 {status} ")
+    shown = json.loads(refused.rsplit("\n", 2)[-2])
+    assert answer["code"] == shown["code"] and answer["message"] == shown["message"]

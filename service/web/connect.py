@@ -110,7 +110,9 @@ class ConnectError(Exception):
         body: dict[str, Any] = {"code": code_name(self.code), "message": self.message}
         if self.details:
             body["details"] = self.details
-        return Reply(self.http, JSON, json.dumps(body).encode())
+        # "replace": should a message ever quote a lone surrogate, it is sent, not a 500.
+        text = json.dumps(body, ensure_ascii=False)
+        return Reply(self.http, JSON, text.encode("utf-8", "replace"))
 
 
 def code_name(code: grpc.StatusCode) -> str:
@@ -162,7 +164,8 @@ def decode_request(route: Route, content_type: str, body: bytes) -> Message:
 def encode_response(message: Message, content_type: str) -> Reply:
     """The answer in the request's encoding (JSON with the proto field names' camelCase)."""
     if content_type == JSON:
-        return Reply(200, JSON, json_format.MessageToJson(message, indent=None).encode())
+        text = json_format.MessageToJson(message, indent=None, ensure_ascii=False)
+        return Reply(200, JSON, text.encode("utf-8", "replace"))  # "Q♣" stays readable
     return Reply(200, PROTO, message.SerializeToString())
 
 

@@ -101,6 +101,12 @@ class FrontHandler(BaseHTTPRequestHandler):
             reply = self._answer_call()
         except ConnectError as error:
             reply = error.reply()
+        except Exception:  # a bug here still answers, as the gRPC interceptor's INTERNAL does
+            log.exception("unexpected error in the web front for %s", self.path[:100])
+            reply = ConnectError(
+                grpc.StatusCode.INTERNAL,
+                "The web front failed while answering; this is a bug in carrossel.",
+            ).reply()
         self._send(reply.status, reply.content_type, reply.body)
 
     def _send_static(self, *, head: bool) -> None:
