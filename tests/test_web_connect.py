@@ -199,6 +199,28 @@ def test_an_unknown_method_is_404_unimplemented(front: WebFront) -> None:
         assert (status, answer["code"]) == (404, "unimplemented")
 
 
+def test_a_refused_call_leaves_the_kept_alive_connection_usable(front: WebFront) -> None:
+    # Each refusal reads its body: the next request on the connection is answered as itself.
+    connection = http.client.HTTPConnection("127.0.0.1", front.port, timeout=30)
+    refusals = [
+        (f"{RUMMY}/DeleteEverything", "application/json", 404),
+        (f"{RUMMY}/SolveMove", "text/plain", 415),
+        (f"{RUMMY}/SolveMove", "application/json", 400),
+    ]
+    for path, content_type, status in refusals:
+        connection.request("POST", path, b'{"x": 1}', {"Content-Type": content_type})
+        response = connection.getresponse()
+        assert response.status == status
+        response.read()
+        assert response.getheader("Connection") is None  # kept alive
+    connection.request(
+        "POST", "/carrossel.v1.RulesetService/ListRulesets", b"{}",
+        {"Content-Type": "application/json"},
+    )
+    response = connection.getresponse()
+    assert response.status == 200 and json.loads(response.read())["version"]
+
+
 def test_a_content_type_that_is_not_connect_s_is_415(front: WebFront) -> None:
     response = request(front, "POST", f"{RUMMY}/SolveMove", b"{}", {"Content-Type": "text/plain"})
     assert response.status == 415
@@ -237,6 +259,7 @@ def test_a_body_over_the_message_bound_is_refused_unread(front: WebFront) -> Non
         reply = _read_all(sock)
     head, _, body = reply.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 429")
+    assert b"\r\nConnection: close" in head
     assert json.loads(body)["code"] == "resource_exhausted"
 
 

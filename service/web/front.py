@@ -118,6 +118,9 @@ class FrontHandler(BaseHTTPRequestHandler):
         self._send(HTTPStatus.OK, found.content_type, found.body, head)
 
     def _answer_call(self) -> Reply:
+        # The body is read first, whatever the answer: left unread, a kept-alive connection
+        # would take it for the next request.
+        body = self._read_body()
         route = self.server.forwarder.route(self.path)
         if route is None:
             raise ConnectError(
@@ -134,7 +137,7 @@ class FrontHandler(BaseHTTPRequestHandler):
         if encoding != "identity":
             raise ConnectError(grpc.StatusCode.UNIMPLEMENTED, "send an uncompressed body")
         timeout = timeout_seconds(self.headers.get("Connect-Timeout-Ms"))
-        request = decode_request(route, content_type, self._read_body())
+        request = decode_request(route, content_type, body)
         if not self.server.slots.acquire(blocking=False):
             raise ConnectError(grpc.StatusCode.RESOURCE_EXHAUSTED, "too many calls at once")
         try:
@@ -165,6 +168,8 @@ class FrontHandler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
         for name, value in SECURITY_HEADERS:
             self.send_header(name, value)
         self.end_headers()
