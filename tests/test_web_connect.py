@@ -263,6 +263,19 @@ def test_a_body_over_the_message_bound_is_refused_unread(front: WebFront) -> Non
     assert json.loads(body)["code"] == "resource_exhausted"
 
 
+def test_a_body_shorter_than_its_length_is_answered_and_closed(front: WebFront) -> None:
+    with socket.create_connection(("127.0.0.1", front.port), timeout=10) as sock:
+        sock.sendall(
+            f"POST {RUMMY}/SolveMove HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            "Content-Length: 100\r\n\r\n{}".encode()
+        )
+        sock.shutdown(socket.SHUT_WR)
+        reply = _read_all(sock)
+    head, _, body = reply.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 499")
+    assert json.loads(body)["code"] == "canceled"
+
+
 def test_a_body_without_a_length_is_411(front: WebFront) -> None:
     with socket.create_connection(("127.0.0.1", front.port), timeout=10) as sock:
         sock.sendall(

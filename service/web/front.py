@@ -162,7 +162,14 @@ class FrontHandler(BaseHTTPRequestHandler):
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"the body has {length} bytes; the most is {limits.MAX_MESSAGE_BYTES}",
             )
-        return self.rfile.read(length)
+        try:
+            body = self.rfile.read(length)
+        except OSError:  # the idle timeout: a body that stalls
+            body = b""
+        if len(body) < length:  # the client stopped sending: nothing left to answer on
+            self.close_connection = True
+            raise ConnectError(grpc.StatusCode.CANCELLED, "the body ended before its length")
+        return body
 
     def _send(self, status: int, content_type: str, body: bytes, head: bool = False) -> None:
         self.send_response(status)
