@@ -7,6 +7,7 @@ const SUIT_GLYPHS = { C: "♣", D: "♦", H: "♥", S: "♠" };
 const SUIT_LETTERS = { "♣": "C", "♦": "D", "♥": "H", "♠": "S" };
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const HINT_TIME_LIMIT_MS = 5000;
+const RUMMY_FAMILIES = new Set(["FAMILY_REARRANGEMENT", "FAMILY_CONTRACT"]);
 
 // A disputed rearrangement: the 5 makes the joker a 6, but it stood for 9 and no natural 9
 // took its place (R5); and the queen of clubs leaves the table for nowhere (R6). The best
@@ -191,27 +192,37 @@ function drawBoards(violated) {
 
 // --- The request from the form -----------------------------------------------------------
 
+// Carioca (the contract family) has a deal number and a discard; the other games have none.
+function isContract() {
+  const r = rulesets.get($("ruleset").value);
+  return Boolean(r) && r.family === "FAMILY_CONTRACT";
+}
+
 function position() {
+  const turn = {
+    cardsDrawn: Number($("cards-drawn").value) || 0,
+    stockEmpty: $("stock-empty").checked,
+    hasMeldedSequence: $("has-melded-sequence").checked,
+    hasOpened: $("has-opened").checked,
+  };
+  if (isContract()) turn.dealNumber = Number($("deal-number").value) || 0;
   return {
     ruleset: $("ruleset").value,
     players: Number($("players").value) || 0,
     table: melds($("before").value),
     hand: tokens($("hand").value),
-    turn: {
-      cardsDrawn: Number($("cards-drawn").value) || 0,
-      stockEmpty: $("stock-empty").checked,
-      hasMeldedSequence: $("has-melded-sequence").checked,
-      hasOpened: $("has-opened").checked,
-    },
+    turn,
   };
 }
 
 function move() {
-  return {
+  const played = {
     table: melds($("after").value),
     toHand: tokens($("to-hand").value),
     knock: $("knock").checked,
   };
+  if (isContract()) played.discard = $("discard").value.trim();
+  return played;
 }
 
 // --- The verdict -------------------------------------------------------------------------
@@ -398,6 +409,7 @@ function applyRuleset() {
   const served = new Set((r && r.servedRpcs) || []);
   $("judge").disabled = !served.has("ValidateMove");
   $("hint").disabled = !served.has("SolveMove");
+  for (const el of document.querySelectorAll(".contract-only")) el.hidden = !isContract();
   if (!r) return;
   $("players").min = String(r.minPlayers || 2);
   $("players").max = String(r.maxPlayers || 5);
@@ -443,9 +455,11 @@ async function loadRulesets() {
     rulesets.set(r.id, r);
     const option = document.createElement("option");
     option.value = r.id;
-    const served = (r.servedRpcs || []).includes("ValidateMove");
-    option.textContent = served ? r.name : `${r.name} (not refereed here)`;
-    option.disabled = !served;
+    // The page is RummyService's: a fishing game is listed but not chosen. A rummy game
+    // is, and its buttons then follow its served_rpcs.
+    const rummy = RUMMY_FAMILIES.has(r.family);
+    option.textContent = rummy ? r.name : `${r.name} (fishing: not on this page)`;
+    option.disabled = !rummy;
     select.append(option);
   }
   select.value = "carrossel";
