@@ -69,11 +69,16 @@ def page_url(server_port: int) -> Iterator[str]:
     front.stop()
 
 
-@pytest.fixture(scope="module")
-def page(chromium: Path, page_url: str) -> Iterator[Any]:
-    sync_api = pytest.importorskip(
+@pytest.fixture(scope="session")
+def sync_api() -> Any:
+    """Playwright's API, looked for before Chromium is installed for it."""
+    return pytest.importorskip(
         "playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')"
     )
+
+
+@pytest.fixture(scope="module")
+def page(sync_api: Any, chromium: Path, page_url: str) -> Iterator[Any]:
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
         tab = browser.new_page(viewport={"width": 1400, "height": 1000})
