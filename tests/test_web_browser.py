@@ -187,3 +187,24 @@ def test_a_refused_request_shows_every_bad_field(page: Any) -> None:
     fields = page.locator(".field-problems code").all_inner_texts()
     assert fields == ["position.hand[0]", "position.hand[2]"]
     assert "'5X'" in page.locator(".field-problems li").first.inner_text()
+
+
+def test_without_root_chromium_is_not_installed_and_the_reason_says_how(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ran: list[object] = []
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: ran.append(a))
+    assert _install_chromium() == (
+        "Chromium is not at /usr/bin/chromium; install it with `apt-get install chromium`"
+    )
+    assert ran == []
+
+
+def test_a_failed_apt_get_is_the_skip_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setattr(shutil, "which", lambda name: f"/usr/bin/{name}")
+    failed = subprocess.CompletedProcess([], 100, "", "E: Unable to locate package chromium")
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: failed)
+    reason = _install_chromium()
+    assert reason == "`apt-get update -qq` failed: E: Unable to locate package chromium"
