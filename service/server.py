@@ -188,9 +188,9 @@ def serve(
     try:
         while not stop_requested.wait(0.5):
             pass
-        if front is not None:
-            front.stop()  # first, so no page call reaches a server that is stopping
         built.stop(grace).wait(grace + 1.0)
+        if front is not None:
+            front.stop()  # after: the page's calls in flight finish within the grace too
         log.info("carrossel stopped")
     finally:
         for sig, handler in previous.items():
