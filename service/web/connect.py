@@ -44,6 +44,9 @@ DEFAULT_TIMEOUT_S = 60.0
 MAX_TIMEOUT_S = 300.0
 """The longest deadline a ``Connect-Timeout-Ms`` header may set."""
 
+MAX_MESSAGE_CHARS = 500
+"""The longest error message sent, as service/errors.py keeps the gRPC statuses'."""
+
 FORWARDED_HEADERS = ("authorization",)
 """Request headers passed on to the gRPC call as metadata (a bearer token); no others."""
 
@@ -97,6 +100,9 @@ class ConnectError(Exception):
         *,
         http: int | None = None,
     ):
+        # A parser's message may quote the request (a 4 MiB string field): keep it short.
+        if len(message) > MAX_MESSAGE_CHARS:
+            message = message[: MAX_MESSAGE_CHARS - 3] + "..."
         super().__init__(message)
         self.code = code
         self.message = message
