@@ -179,14 +179,24 @@ def test_a_body_that_is_no_message_is_invalid_argument(
     assert says in answer["message"]
 
 
-def test_a_long_value_is_not_quoted_back_whole(front: WebFront) -> None:
-    body = json.dumps({"maxMoves": "9" * 1_000_000 + "x"}).encode()
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ({"objective": "X" * 1_000_000}, "Invalid enum value XXX"),  # the parser quotes it
+        ({"X" * 1_000_000: 1}, "has no field named"),
+    ],
+)
+def test_a_long_value_is_not_quoted_back_whole(
+    front: WebFront, body: dict[str, Any], says: str
+) -> None:
     response = request(
-        front, "POST", f"{RUMMY}/SolveMove", body, {"Content-Type": "application/json"}
+        front, "POST", f"{RUMMY}/SolveMove", json.dumps(body).encode(),
+        {"Content-Type": "application/json"},
     )
     answer = json.loads(response.read())
     assert (response.status, answer["code"]) == (400, "invalid_argument")
-    assert "maxMoves" in answer["message"] and len(answer["message"]) <= 500
+    assert says in answer["message"]
+    assert len(answer["message"]) == 500 and answer["message"].endswith("...")
 
 
 def test_a_failure_in_the_front_is_internal_and_the_front_keeps_serving(
