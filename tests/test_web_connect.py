@@ -241,6 +241,23 @@ def test_a_refused_call_leaves_the_kept_alive_connection_usable(front: WebFront)
     assert response.status == 200 and json.loads(response.read())["version"]
 
 
+def test_kept_alive_calls_wait_for_no_delayed_ack(front: WebFront) -> None:
+    # With the headers and the body in two writes and Nagle on, every answer on a kept-alive
+    # connection waited ~40 ms for the client's delayed ACK (measured: 47 ms per call, against
+    # 1.2 ms now). A refused call is the cheapest round trip through the front and the server.
+    connection = http.client.HTTPConnection("127.0.0.1", front.port, timeout=30)
+    times = []
+    for _ in range(11):
+        start = time.perf_counter()
+        connection.request("POST", f"{RUMMY}/SolveMove", b"{}",
+                           {"Content-Type": "application/json"})
+        response = connection.getresponse()
+        response.read()
+        times.append(time.perf_counter() - start)
+        assert response.status == 400
+    assert sorted(times)[5] < 0.025, times
+
+
 def test_a_content_type_that_is_not_connect_s_is_415(front: WebFront) -> None:
     response = request(front, "POST", f"{RUMMY}/SolveMove", b"{}", {"Content-Type": "text/plain"})
     assert response.status == 415
