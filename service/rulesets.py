@@ -1,4 +1,5 @@
-"""RulesetService: every ruleset of SPEC §1, straight from ``solver.core.rulesets``."""
+"""RulesetService: every ruleset of SPEC §1, straight from ``solver.core.rulesets``, with the
+RPCs the registry says are served for it and the version of the release that answers."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import grpc
 
 from carrossel.v1 import rulesets_pb2, rulesets_pb2_grpc
 from service.convert import enum_to_proto
+from service.version import package_version
 from solver.core import rulesets as domain
 from solver.core.cards import rank_name
+from solver.core.registry import served_rpcs
 from solver.core.rulesets import RULESETS
 
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
@@ -145,6 +148,7 @@ def ruleset_to_proto(ruleset: domain.Ruleset) -> rulesets_pb2.Ruleset:
         colours=[
             rulesets_pb2.Colour(name=name, suit=suit) for name, suit in ruleset.colours.items()
         ],
+        served_rpcs=[rpc.value for rpc in served_rpcs(ruleset)],
     )
     _set_meld_rules(message, ruleset.meld_rules)
     if ruleset.rearrangement_rules is not None:
@@ -207,7 +211,8 @@ class RulesetServicer(rulesets_pb2_grpc.RulesetServiceServicer):
 
     def __init__(self) -> None:
         self._response = rulesets_pb2.ListRulesetsResponse(
-            rulesets=[ruleset_to_proto(r) for r in RULESETS.values()]
+            rulesets=[ruleset_to_proto(r) for r in RULESETS.values()],
+            version=package_version(),
         )
 
     def ListRulesets(

@@ -147,8 +147,17 @@ def configure_logging() -> None:
     )
 
 
-def serve(port: int, host: str = "127.0.0.1", *, grace: float = GRACE_SECONDS) -> int:
-    """Serve until SIGTERM or SIGINT, then stop gracefully; returns the process exit code."""
+def serve(
+    port: int,
+    host: str = "127.0.0.1",
+    *,
+    grace: float = GRACE_SECONDS,
+    http_port: int | None = None,
+) -> int:
+    """Serve until SIGTERM or SIGINT, then stop gracefully; returns the process exit code.
+
+    ``http_port`` also serves the referee's page and the Connect JSON API on that port of the
+    same host (``service/web``), which forwards every call to this server."""
     configure_logging()
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
@@ -156,6 +165,17 @@ def serve(port: int, host: str = "127.0.0.1", *, grace: float = GRACE_SECONDS) -
     except (RuntimeError, OSError) as exc:
         log.error("cannot listen on %s (is another server using that port?): %s", address, exc)
         return 2
+    front = None
+    if http_port is not None:
+        from service.web.front import start_front  # only a server with the page loads it
+
+        try:
+            front = start_front(host, http_port, built.port)
+        except OSError as exc:
+            log.error("cannot serve the page on %s port %d: %s", host, http_port, exc)
+            built.stop(None).wait(1.0)
+            return 2
+        log.info("referee's page on http://%s:%d/", host, front.port)
     stop_requested = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -169,6 +189,8 @@ def serve(port: int, host: str = "127.0.0.1", *, grace: float = GRACE_SECONDS) -
         while not stop_requested.wait(0.5):
             pass
         built.stop(grace).wait(grace + 1.0)
+        if front is not None:
+            front.stop()  # after: the page's calls in flight finish within the grace too
         log.info("carrossel stopped")
     finally:
         for sig, handler in previous.items():

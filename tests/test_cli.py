@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,13 @@ def test_rulesets_prints_ten_lines(capsys: pytest.CaptureFixture[str]) -> None:
         "rummikub", "carioca", "carosello", "carrusel", "karusele",
     ]
     assert "2-5 players" in lines[0] and "dealt 10" in lines[0]
+
+
+def test_version_is_the_installed_package_s(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"carrossel {metadata.version('carrossel')}"
 
 
 def test_meld_sequence_with_a_joker(capsys: pytest.CaptureFixture[str]) -> None:

@@ -41,7 +41,7 @@ def test_services_and_methods(service: str, methods: list[str]) -> None:
 
 
 FIELDS = {
-    "ListRulesetsResponse": ["rulesets"],
+    "ListRulesetsResponse": ["rulesets", "version"],
     "ValidateMoveRequest": ["position", "move"],
     "RummyPosition": ["ruleset", "players", "table", "hand", "turn"],
     "Meld": ["cards"],
@@ -80,6 +80,12 @@ def test_message_fields(name: str, fields: list[str]) -> None:
 
 def test_ruleset_has_an_id() -> None:
     assert message("Ruleset").fields_by_name["id"].number == 1
+
+
+def test_ruleset_says_which_rpcs_are_served() -> None:
+    field = message("Ruleset").fields_by_name["served_rpcs"]
+    assert field.number == 44
+    assert field.is_repeated and field.type == field.TYPE_STRING
 
 
 def test_enums() -> None:

@@ -14,6 +14,7 @@ from grpc_status import rpc_status
 from carrossel.v1 import fishing_pb2, rulesets_pb2, rummy_pb2
 from service.limits import solve_time_limit_s
 from service.rummy import validate_move
+from solver.core.rulesets import RULESETS
 from solver.rearrangement.search import DEFAULT_TIME_LIMIT_MS
 
 
@@ -97,6 +98,20 @@ def test_unknown_ruleset(rummy_stub: Any) -> None:
     found = validate(rummy_stub, position(ruleset="canasta"))
     assert "position.ruleset" in found
     assert "canasta" in found["position.ruleset"]
+
+
+def test_unknown_ruleset_lists_the_known_ids(rummy_stub: Any) -> None:
+    # The description and the status message both name every id a client may send, even
+    # after a long unknown id (which is cut so the list stays within the capped text).
+    for unknown in ("canasta", "x" * 500):
+        error = call_error(
+            rummy_stub.ValidateMove,
+            rummy_pb2.ValidateMoveRequest(position=position(ruleset=unknown),
+                                          move=same_table_move()),
+        )
+        description = field_violations(error)["position.ruleset"]
+        for text in (description, error.details()):
+            assert f"(known rulesets: {', '.join(RULESETS)})" in text
 
 
 def test_fishing_ruleset_on_the_rummy_service(rummy_stub: Any) -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from enum import Enum
+from importlib import metadata
 
 import pytest
 
-from carrossel.v1 import rulesets_pb2, rulesets_pb2_grpc, rummy_pb2
+from carrossel.v1 import fishing_pb2, rulesets_pb2, rulesets_pb2_grpc, rummy_pb2
 from service.convert import enum_to_proto
+from solver.core import registry
 from solver.core import rulesets as domain
 from solver.core.violations import ViolationCode
 
@@ -35,6 +37,38 @@ def rulesets(
 
 def test_the_ten_ids_of_spec_section_1(rulesets: dict[str, rulesets_pb2.Ruleset]) -> None:
     assert list(rulesets) == SPEC_IDS
+
+
+def test_every_ruleset_says_which_rpcs_are_served(
+    rulesets: dict[str, rulesets_pb2.Ruleset],
+) -> None:
+    # Straight from the registry, in proto order; the rearrangement games have all four
+    # rummy RPCs, so a client can tell a built RPC from an UNIMPLEMENTED one before calling.
+    for r in rulesets.values():
+        expected = [rpc.value for rpc in registry.served_rpcs(domain.RULESETS[r.id])]
+        assert list(r.served_rpcs) == expected
+    assert list(rulesets["carrossel"].served_rpcs) == [
+        "ValidateMove", "SolveMove", "CheckKnock", "ScoreRound"
+    ]
+    assert "ScoreRound" in rulesets["carioca"].served_rpcs
+
+
+def test_every_served_rpc_is_a_method_of_the_family_s_service(
+    rulesets: dict[str, rulesets_pb2.Ruleset],
+) -> None:
+    services = {s.name: s for s in (rummy_pb2.DESCRIPTOR.services_by_name["RummyService"],
+                                    fishing_pb2.DESCRIPTOR.services_by_name["FishingService"])}
+    for r in rulesets.values():
+        service = services[registry.service_of(domain.RULESETS[r.id])]
+        assert set(r.served_rpcs) <= {m.name for m in service.methods}
+
+
+def test_the_server_reports_the_installed_version(
+    rulesets_stub: rulesets_pb2_grpc.RulesetServiceStub,
+) -> None:
+    reply = rulesets_stub.ListRulesets(rulesets_pb2.ListRulesetsRequest(), timeout=5)
+    assert reply.version == metadata.version("carrossel")
+    assert reply.version[0].isdigit()
 
 
 def test_every_ruleset_has_its_basic_parameters(

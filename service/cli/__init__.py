@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from service.cli import commands
+from service.version import package_version
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,6 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="carrossel",
         description="Referee and solver for rummy-family card games (gRPC service and tools).",
     )
+    # The same version ListRulesets reports, so a client and an operator compare one number.
+    parser.add_argument("--version", action="version", version=f"carrossel {package_version()}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
         if info.name.startswith("_"):

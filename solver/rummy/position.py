@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from solver.core.cards import Card, TableCard, parse_card, parse_table_card
 from solver.core.errors import InvalidRequest, NotationError, ProblemCollector
 from solver.core.registry import service_of
-from solver.core.rulesets import Ruleset, get_ruleset
+from solver.core.rulesets import RULESETS, Ruleset, get_ruleset
 from solver.rummy.melds import MeldClassification, classify, foreign_card, value_on_natural
 
 Meld = tuple[TableCard, ...]
@@ -67,7 +67,10 @@ def resolve_ruleset(ruleset_id: str, players: int, errors: ProblemCollector) -> 
     """Look up the ruleset and check the player count, recording problems."""
     ruleset = get_ruleset(ruleset_id)
     if ruleset is None:
-        errors.add("ruleset", f"unknown ruleset {ruleset_id!r}")
+        # The ids a client may send, so a typo is fixed without a second look-up; the echoed
+        # id is cut so that a long one cannot push the list out of the capped description.
+        known = ", ".join(RULESETS)
+        errors.add("ruleset", f"unknown ruleset {ruleset_id[:40]!r} (known rulesets: {known})")
         return None
     if not ruleset.min_players <= players <= ruleset.max_players:
         errors.add(

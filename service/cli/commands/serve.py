@@ -1,4 +1,6 @@
-"""``carrossel serve [--port N] [--host H]``: run the gRPC server until SIGTERM or Ctrl-C."""
+"""``carrossel serve [--port N] [--host H] [--http-port M]``: run the gRPC server until SIGTERM
+or Ctrl-C; ``--http-port`` adds the referee's page and the Connect JSON API (docs/referee-page.md).
+"""
 
 from __future__ import annotations
 
@@ -11,10 +13,17 @@ def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("serve", help="serve the gRPC API (health and reflection on)")
     parser.add_argument("--port", type=int, default=50051, help="TCP port (default 50051)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument(
+        "--http-port",
+        type=int,
+        default=None,
+        help="also serve the referee's page and the Connect JSON API on this port of the same "
+        "host (off by default)",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from service.server import serve  # imported here so the other commands start fast
 
-    return serve(args.port, args.host)
+    return serve(args.port, args.host, http_port=args.http_port)
