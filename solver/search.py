@@ -16,6 +16,7 @@ from itertools import permutations, product
 
 from ortools.sat.python import cp_model
 
+from solver import cancel
 from solver.cards import Card, TableCard, WildValue
 from solver.melds import MeldClassification, classify
 from solver.model import NO_ADD, ModelOptions, TurnModel
@@ -177,6 +178,7 @@ class _Budget:
         # CP-SAT's own SIGINT handler is left at the default action after a solve, so the
         # server's Ctrl-C would kill it instead of stopping it gracefully.
         solver.parameters.catch_sigint_signal = False
+        cancel.watch(solver)  # a caller that gives up stops this solve (solver/cancel.py)
         # These models are a few hundred variables: one presolve pass without probing or
         # symmetry detection halves the median solve and bounds the slow tail (bench/).
         solver.parameters.max_presolve_iterations = 1
