@@ -38,7 +38,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 
-from service import bounds, metrics
+from service import bounds, memory, metrics
 from service.capacity import HEALTH_PREFIX, Capacity
 from service.errors import bad_request_status, problems_as_pairs, resource_exhausted_status
 from service.security import TokenAuth
@@ -242,6 +242,7 @@ def _parse_or_log(
         return None
 
     def parse(data: bytes) -> Any:
+        memory.TRIMMER.note(len(data))
         try:
             return deserializer(data)
         except Exception as exc:
@@ -285,7 +286,7 @@ _UNREAD = object()
 
 def _skip(data: bytes) -> object:
     """A refused call's request is never parsed."""
-    del data
+    memory.TRIMMER.note(len(data))
     return _UNREAD
 
 

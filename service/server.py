@@ -27,7 +27,7 @@ from carrossel.v1 import (
     rummy_pb2,
     rummy_pb2_grpc,
 )
-from service import capacity, limits, metrics
+from service import capacity, limits, memory, metrics
 from service.fishing import FishingServicer
 from service.health import HealthServicer
 from service.interceptors import CallInterceptor
@@ -223,6 +223,7 @@ def serve(
 ) -> int:
     """Serve until SIGTERM or SIGINT, then stop gracefully; returns the process exit code."""
     configure_logging()
+    memory.limit_arenas()
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
         built = build_server(address, options=options or ServeOptions())
