@@ -146,7 +146,9 @@ class Tally:
     unexpected: list[str]
     lock: threading.Lock
 
-    def add(self, kind: str, code: grpc.StatusCode, allowed: set[grpc.StatusCode], why: str) -> None:
+    def add(
+        self, kind: str, code: grpc.StatusCode, allowed: set[grpc.StatusCode], why: str
+    ) -> None:
         with self.lock:
             self.counts[kind, code.name] += 1
             if code not in allowed:
@@ -283,8 +285,9 @@ def soak(target: str, pid: int | None, seconds: float, clients: int, seed: int) 
     for (kind, code), count in sorted(tally.counts.items()):
         print(f"  {kind:28} {code:20} {count:6}")
     if before is not None and after is not None:
-        print(f"server RSS: before {before:.0f} MB, peak {max(samples, default=after):.0f} MB, "
-              f"after {after:.0f} MB")
+        warm = samples[len(samples) // 6] if samples else after
+        print(f"server RSS: before {before:.0f} MB, after the first sixth of the run "
+              f"{warm:.0f} MB, peak {max(samples, default=after):.0f} MB, after {after:.0f} MB")
     for line in tally.unexpected[:20]:
         print("UNEXPECTED", line)
     print(f"unexpected statuses: {len(tally.unexpected)}")

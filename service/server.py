@@ -114,8 +114,6 @@ def _channel_options(max_message_bytes: int) -> list[tuple[str, int]]:
         ("grpc.max_receive_message_length", max_message_bytes),
         ("grpc.max_send_message_length", max_message_bytes),
         ("grpc.so_reuseport", 0),
-        # Streams per connection: one connection cannot open thousands of them.
-        ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
         # Every connection is closed (GOAWAY, in-flight calls finish) after MAX_CONNECTION_AGE:
         # an idle reflection stream is held no longer than that and its grace, and clients
         # reconnect, so new replicas behind a connection-level balancer get traffic too.
@@ -128,7 +126,6 @@ def _channel_options(max_message_bytes: int) -> list[tuple[str, int]]:
     ]
 
 
-MAX_STREAMS_PER_CONNECTION = 100
 MAX_CONNECTION_AGE_MS = 5 * 60 * 1000
 MAX_CONNECTION_AGE_GRACE_MS = 30 * 1000
 

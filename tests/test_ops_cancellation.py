@@ -40,7 +40,10 @@ HARD = rummy_pb2.SolveMoveRequest(
                 "8C 8D 8S", "2S 3S 4D 5S", "9D 10C JH QS KS",
             )
         ],
-        hand="AD AH AS 2D 2H 2S 3C 3D 3D 3H 3S 4C 4D 4H 4S 5C 5H 8D 9S JH JS QS KD".split(),
+        hand=[
+            "AD", "AH", "AS", "2D", "2H", "2S", "3C", "3D", "3D", "3H", "3S", "4C", "4D", "4H",
+            "4S", "5C", "5H", "8D", "9S", "JH", "JS", "QS", "KD",
+        ],
         turn=rummy_pb2.Turn(cards_drawn=1, has_melded_sequence=True, has_opened=True),
     ),
     objective=rummy_pb2.OBJECTIVE_FEWEST_POINTS,

@@ -17,7 +17,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from carrossel.v1 import rulesets_pb2, rulesets_pb2_grpc, rummy_pb2, rummy_pb2_grpc
+from carrossel.v1 import rulesets_pb2, rulesets_pb2_grpc, rummy_pb2_grpc
 from service.rulesets import RulesetServicer
 from service.server import ServeOptions
 from tests.ops_helpers import CARROSSEL_MOVE, Gate, error_of, own_server, retry_delay_s
