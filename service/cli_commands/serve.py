@@ -1,9 +1,10 @@
-"""``carrossel serve [--port N] [--host H]``: run the gRPC server until SIGTERM or Ctrl-C."""
+"""``carrossel serve [--port N] [--host H] [TLS, token, metrics flags]``: serve until SIGTERM."""
 
 from __future__ import annotations
 
 import argparse
 
+from service import serve_flags
 from service.cli_commands import Subparsers
 
 
@@ -11,10 +12,11 @@ def register(subparsers: Subparsers) -> None:
     parser = subparsers.add_parser("serve", help="serve the gRPC API (health and reflection on)")
     parser.add_argument("--port", type=int, default=50051, help="TCP port (default 50051)")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve_flags.add_arguments(parser)  # TLS, tokens, metrics, capacity
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from service.server import serve  # imported here so the other commands start fast
 
-    return serve(args.port, args.host)
+    return serve(args.port, args.host, options=serve_flags.options_from_args(args))
