@@ -38,6 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     ops.add_argument("--workers", type=int, help="threads running calls (default 16)")
     ops.add_argument(
+        "--drain-seconds",
+        type=float,
+        help="on SIGTERM, answer NOT_SERVING this long before stopping (default 1)",
+    )
+    ops.add_argument(
         "--max-solves",
         type=int,
         help="solves at once; more are refused at once with a retry hint (default 4)",
@@ -62,4 +67,7 @@ def options_from_args(args: argparse.Namespace) -> ServeOptions:
         metrics_host=args.metrics_host,
         max_workers=args.workers or defaults.max_workers,
         max_concurrent_solves=args.max_solves or defaults.max_concurrent_solves,
+        drain_seconds=(
+            defaults.drain_seconds if args.drain_seconds is None else args.drain_seconds
+        ),
     )

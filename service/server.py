@@ -11,6 +11,7 @@ import logging
 import signal
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -42,6 +43,11 @@ DEFAULT_WORKERS = capacity.DEFAULT_WORKERS
 
 GRACE_SECONDS = 5.0
 """How long in-flight calls may finish after a stop is requested."""
+
+DRAIN_SECONDS = 1.0
+"""How long ``carrossel serve`` answers NOT_SERVING, still taking calls, before it stops:
+calls that clients send in that moment are answered rather than cut by the stop (a call
+the server has received but not yet taken up is cancelled when it stops)."""
 
 SERVICE_NAMES = (
     rulesets_pb2.DESCRIPTOR.services_by_name["RulesetService"].full_name,
@@ -81,6 +87,7 @@ class ServeOptions:
     max_streams: int = capacity.DEFAULT_STREAMS
     max_message_bytes: int = limits.MAX_MESSAGE_BYTES
     max_concurrent_solves: int = limits.DEFAULT_CONCURRENT_SOLVES
+    drain_seconds: float = DRAIN_SECONDS
 
 
 class CarrosselServer:
@@ -100,9 +107,13 @@ class CarrosselServer:
         self.capacity = lanes
         self.metrics = metrics_server
 
-    def stop(self, grace: float | None = GRACE_SECONDS) -> threading.Event:
-        """Mark every service NOT_SERVING, then stop accepting calls and finish in-flight ones."""
+    def stop(self, grace: float | None = GRACE_SECONDS, drain: float = 0.0) -> threading.Event:
+        """Mark every service NOT_SERVING, wait ``drain`` seconds while clients that watch
+        health (and the orchestrator's probes) move away, then stop accepting calls and
+        finish in-flight ones."""
         self.health.enter_graceful_shutdown()
+        if drain > 0:
+            time.sleep(drain)
         event: threading.Event = self.server.stop(grace)
         if self.metrics is not None:
             self.metrics.stop()
@@ -248,7 +259,8 @@ def serve(
     try:
         while not stop_requested.wait(0.5):
             pass
-        built.stop(grace).wait(grace + 1.0)
+        drain = (options or ServeOptions()).drain_seconds
+        built.stop(grace, drain).wait(grace + 1.0)
         built.capacity.shutdown()
         log.info("carrossel stopped")
     finally:
