@@ -1,8 +1,10 @@
 """The gRPC server: the three carrossel services, health, reflection, bounds and shutdown.
 
 ``create_server(address) -> (server, port)`` builds and starts a server (port 0 binds a free
-port, returned), so tests run a real server in-process. ``serve(port)`` is ``carrossel serve``:
-on SIGTERM or SIGINT it marks health NOT_SERVING, then stops gracefully.
+port, returned), so tests run a real server in-process; ``build_server`` takes the
+``ServeOptions`` of a deployment too (TLS, tokens, metrics, capacity: docs/deploy.md).
+``serve(port)`` is ``carrossel serve``: on SIGTERM or SIGINT it marks health NOT_SERVING,
+drains for a moment, then stops gracefully.
 """
 
 from __future__ import annotations
