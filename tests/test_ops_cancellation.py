@@ -161,3 +161,26 @@ def test_a_token_cancelled_before_the_solve_starts_ends_it_at_once() -> None:
         started = time.monotonic()
         assert solver.solve(_pigeons(13)) == cp_model.UNKNOWN
         assert time.monotonic() - started < STOP_BOUND_S
+
+
+def test_cancelled_solves_give_their_slots_back(rummy_stub: Any) -> None:
+    """Four 30 s solves cancelled after a moment: an honest solve right after gets a slot
+    (before, the four held every slot for 30 s and it was RESOURCE_EXHAUSTED)."""
+    futures = [rummy_stub.SolveMove.future(HARD, timeout=60) for _ in range(4)]
+    time.sleep(1.0)
+    for future in futures:
+        future.cancel()
+    honest = rummy_pb2.SolveMoveRequest(position=rummy_pb2.RummyPosition(
+        ruleset="carrossel", players=2, table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])],
+        hand=["6H", "KC"], turn=rummy_pb2.Turn(cards_drawn=1),
+    ))
+    deadline = time.monotonic() + STOP_BOUND_S
+    while True:
+        try:
+            assert rummy_stub.SolveMove(honest, timeout=30).moves
+            return
+        except grpc.RpcError as error:
+            # Refused only while the stopped searches are ending, never for long.
+            assert error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
