@@ -72,9 +72,31 @@ def abort_unimplemented(context: grpc.ServicerContext, sentence: str) -> NoRetur
     raise AssertionError("abort returned")  # pragma: no cover
 
 
-def abort_resource_exhausted(context: grpc.ServicerContext, sentence: str) -> NoReturn:
-    """Abort the call with RESOURCE_EXHAUSTED (a bound was exceeded) and a sentence."""
-    context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, sentence)
+RETRY_AFTER_S = 0.25
+"""The retry hint of a call refused for want of capacity: about one typical solve."""
+
+
+def resource_exhausted_status(sentence: str, retry_after_s: float = RETRY_AFTER_S) -> grpc.Status:
+    """RESOURCE_EXHAUSTED with a ``google.rpc.RetryInfo`` saying when to try again."""
+    retry = error_details_pb2.RetryInfo()
+    retry.retry_delay.FromMilliseconds(round(retry_after_s * 1000))
+    packed = any_pb2.Any()
+    packed.Pack(retry)
+    status = status_pb2.Status(
+        code=code_pb2.RESOURCE_EXHAUSTED,
+        message=_truncate(sentence, MAX_MESSAGE_CHARS),
+        details=[packed],
+    )
+    converted: grpc.Status = rpc_status.to_status(status)
+    return converted
+
+
+def abort_resource_exhausted(
+    context: grpc.ServicerContext, sentence: str, retry_after_s: float = RETRY_AFTER_S
+) -> NoReturn:
+    """Abort the call with RESOURCE_EXHAUSTED (a bound was exceeded), a sentence and a
+    ``google.rpc.RetryInfo`` hint."""
+    context.abort_with_status(resource_exhausted_status(sentence, retry_after_s))
     raise AssertionError("abort returned")  # pragma: no cover
 
 

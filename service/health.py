@@ -22,6 +22,10 @@ SERVICE_UNKNOWN: Status = health_pb2.HealthCheckResponse.SERVICE_UNKNOWN
 
 SendResponse = Callable[[health_pb2.HealthCheckResponse | None], object]
 
+MAX_WATCHERS = 256
+"""Watch streams open at once. A watch holds no thread, but each holds memory until its
+client leaves; one more is refused with RESOURCE_EXHAUSTED (issue 52)."""
+
 
 class _Watcher:
     """One Watch stream: sends a status only when it differs from the last one it sent."""
@@ -96,7 +100,14 @@ class HealthServicer(health_pb2_grpc.HealthServicer):  # type: ignore[misc]  # u
             return iter([health_pb2.HealthCheckResponse(status=self._current(request.service))])
         watcher = _Watcher(request.service, send_response_callback)
         with self._lock:
-            self._watchers.add(watcher)
+            full = len(self._watchers) >= MAX_WATCHERS
+            if not full:
+                self._watchers.add(watcher)
+        if full:
+            context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"{MAX_WATCHERS} health watches are open, the most; use Check, or retry later.",
+            )
         context.add_callback(lambda: self._forget(watcher))
         watcher.push(self._current)
         return None

@@ -12,6 +12,7 @@ from contextlib import AbstractContextManager, contextmanager
 
 import grpc
 
+from service import metrics
 from service.errors import abort_resource_exhausted
 from solver.rearrangement.search import DEFAULT_TIME_LIMIT_MS, SearchUndecided, max_cards_placed
 from solver.rearrangement.turns import PlacedOracle
@@ -44,7 +45,10 @@ DEFAULT_CONCURRENT_SOLVES = 4
 
 
 class SolveSlots:
-    """A bounded number of concurrent solves; a call that finds none free is refused at once."""
+    """A bounded number of concurrent solves; a call that finds none free is refused at once.
+
+    Refused, not queued: a queued solve would hold a worker thread and could only start
+    when another ends, maybe after its own deadline. The refusal carries a retry hint."""
 
     def __init__(self, limit: int) -> None:
         if limit < 1:
@@ -53,22 +57,19 @@ class SolveSlots:
         self._semaphore = threading.BoundedSemaphore(limit)
 
     @contextmanager
-    def slot(self, context: grpc.ServicerContext, wait_s: float = 2.0) -> Iterator[None]:
-        """Hold one solve slot for the ``with`` block, or abort with RESOURCE_EXHAUSTED.
-
-        A call waits for a free slot up to ``wait_s`` (less when its deadline is closer).
-        """
-        remaining = context.time_remaining()
-        if remaining is not None:
-            wait_s = max(0.0, min(wait_s, remaining - DEADLINE_MARGIN_MS / 1000.0))
-        if not self._semaphore.acquire(timeout=wait_s):
+    def slot(self, context: grpc.ServicerContext) -> Iterator[None]:
+        """Hold one solve slot for the ``with`` block, or abort with RESOURCE_EXHAUSTED."""
+        if not self._semaphore.acquire(blocking=False):
+            metrics.SOLVES_REJECTED.inc()
             abort_resource_exhausted(
                 context,
                 f"The server is already running {self.limit} solves; retry in a moment.",
             )
+        metrics.SOLVES_IN_FLIGHT.inc()
         try:
             yield
         finally:
+            metrics.SOLVES_IN_FLIGHT.dec()
             self._semaphore.release()
 
 

@@ -1,8 +1,10 @@
 """The gRPC server: the three carrossel services, health, reflection, bounds and shutdown.
 
 ``create_server(address) -> (server, port)`` builds and starts a server (port 0 binds a free
-port, returned), so tests run a real server in-process. ``serve(port)`` is ``carrossel serve``:
-on SIGTERM or SIGINT it marks health NOT_SERVING, then stops gracefully.
+port, returned), so tests run a real server in-process; ``build_server`` takes the
+``ServeOptions`` of a deployment too (TLS, tokens, metrics, capacity: docs/deploy.md).
+``serve(port)`` is ``carrossel serve``: on SIGTERM or SIGINT it marks health NOT_SERVING,
+drains for a moment, then stops gracefully.
 """
 
 from __future__ import annotations
@@ -11,7 +13,9 @@ import logging
 import signal
 import sys
 import threading
-from concurrent import futures
+import time
+from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 
 import grpc
@@ -26,20 +30,26 @@ from carrossel.v1 import (
     rummy_pb2,
     rummy_pb2_grpc,
 )
-from service import limits
+from service import capacity, limits, memory, metrics
 from service.fishing import FishingServicer
 from service.health import HealthServicer
 from service.interceptors import CallInterceptor
 from service.rulesets import RulesetServicer
 from service.rummy import RummyServicer
+from service.security import ConfigError, TlsFiles, TokenAuth, server_credentials
 
 log = logging.getLogger("carrossel.server")
 
-DEFAULT_WORKERS = 16
-"""Worker threads: every open reflection stream holds one, and so does every running call."""
+DEFAULT_WORKERS = capacity.DEFAULT_WORKERS
+"""Worker threads for carrossel calls; health probes and reflection streams have their own."""
 
 GRACE_SECONDS = 5.0
 """How long in-flight calls may finish after a stop is requested."""
+
+DRAIN_SECONDS = 1.0
+"""How long ``carrossel serve`` answers NOT_SERVING, still taking calls, before it stops:
+calls that clients send in that moment are answered rather than cut by the stop (a call
+the server has received but not yet taken up is cancelled when it stops)."""
 
 SERVICE_NAMES = (
     rulesets_pb2.DESCRIPTOR.services_by_name["RulesetService"].full_name,
@@ -66,19 +76,71 @@ def _reflection_v1_alias(servicer: reflection.ReflectionServicer) -> grpc.Generi
     return grpc.method_handlers_generic_handler(REFLECTION_V1, {"ServerReflectionInfo": handler})
 
 
+@dataclass(frozen=True)
+class ServeOptions:
+    """What ``carrossel serve`` may add to a plain server (all optional)."""
+
+    tls: TlsFiles | None = None
+    token_file: Path | None = None
+    metrics_port: int | None = None
+    metrics_host: str = "127.0.0.1"
+    max_workers: int = DEFAULT_WORKERS
+    max_pending: int | None = None
+    max_streams: int = capacity.DEFAULT_STREAMS
+    max_message_bytes: int = limits.MAX_MESSAGE_BYTES
+    max_concurrent_solves: int = limits.DEFAULT_CONCURRENT_SOLVES
+    drain_seconds: float = DRAIN_SECONDS
+
+
 class CarrosselServer:
     """A started server with its health servicer, so shutdown can flip health first."""
 
-    def __init__(self, server: grpc.Server, port: int, health_servicer: HealthServicer):
+    def __init__(
+        self,
+        server: grpc.Server,
+        port: int,
+        health_servicer: HealthServicer,
+        lanes: capacity.Capacity,
+        metrics_server: metrics.MetricsServer | None = None,
+    ):
         self.server = server
         self.port = port
         self.health = health_servicer
+        self.capacity = lanes
+        self.metrics = metrics_server
 
-    def stop(self, grace: float | None = GRACE_SECONDS) -> threading.Event:
-        """Mark every service NOT_SERVING, then stop accepting calls and finish in-flight ones."""
+    def stop(self, grace: float | None = GRACE_SECONDS, drain: float = 0.0) -> threading.Event:
+        """Mark every service NOT_SERVING, wait ``drain`` seconds while clients that watch
+        health (and the orchestrator's probes) move away, then stop accepting calls and
+        finish in-flight ones."""
         self.health.enter_graceful_shutdown()
+        if drain > 0:
+            time.sleep(drain)
         event: threading.Event = self.server.stop(grace)
+        if self.metrics is not None:
+            self.metrics.stop()
         return event
+
+
+def _channel_options(max_message_bytes: int) -> list[tuple[str, int]]:
+    return [
+        ("grpc.max_receive_message_length", max_message_bytes),
+        ("grpc.max_send_message_length", max_message_bytes),
+        ("grpc.so_reuseport", 0),
+        # Every connection is closed (GOAWAY, in-flight calls finish) after MAX_CONNECTION_AGE:
+        # an idle reflection stream is held no longer than that and its grace, and clients
+        # reconnect, so new replicas behind a connection-level balancer get traffic too.
+        ("grpc.max_connection_age_ms", MAX_CONNECTION_AGE_MS),
+        ("grpc.max_connection_age_grace_ms", MAX_CONNECTION_AGE_GRACE_MS),
+        # A peer that vanished without closing is noticed and its calls released.
+        ("grpc.keepalive_time_ms", 60_000),
+        ("grpc.keepalive_timeout_ms", 20_000),
+        ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    ]
+
+
+MAX_CONNECTION_AGE_MS = 5 * 60 * 1000
+MAX_CONNECTION_AGE_GRACE_MS = 30 * 1000
 
 
 def build_server(
@@ -87,18 +149,27 @@ def build_server(
     max_workers: int = DEFAULT_WORKERS,
     max_message_bytes: int = limits.MAX_MESSAGE_BYTES,
     max_concurrent_solves: int = limits.DEFAULT_CONCURRENT_SOLVES,
+    options: ServeOptions | None = None,
 ) -> CarrosselServer:
-    """Build and start the server on ``address`` (``host:port``; port 0 picks a free one)."""
-    limits.configure_solve_slots(max_concurrent_solves)
+    """Build and start the server on ``address`` (``host:port``; port 0 picks a free one).
+
+    ``options``, when given, supersedes the keyword bounds (``carrossel serve`` passes it).
+    """
+    if options is None:
+        options = ServeOptions(
+            max_workers=max_workers,
+            max_message_bytes=max_message_bytes,
+            max_concurrent_solves=max_concurrent_solves,
+        )
+    limits.configure_solve_slots(options.max_concurrent_solves)
+    lanes = capacity.Capacity(options.max_workers, options.max_pending, options.max_streams)
+    auth = TokenAuth.from_file(options.token_file) if options.token_file else None
+    credentials = server_credentials(options.tls) if options.tls else None
     server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="carrossel"),
-        interceptors=[CallInterceptor()],
-        options=[
-            ("grpc.max_receive_message_length", max_message_bytes),
-            ("grpc.max_send_message_length", max_message_bytes),
-            ("grpc.so_reuseport", 0),
-        ],
-        maximum_concurrent_rpcs=max_workers * 4,
+        lanes.calls.pool,
+        interceptors=[CallInterceptor(lanes, auth)],
+        options=_channel_options(options.max_message_bytes),
+        maximum_concurrent_rpcs=lanes.max_concurrent_rpcs,
     )
     rulesets_pb2_grpc.add_RulesetServiceServicer_to_server(RulesetServicer(), server)
     rummy_pb2_grpc.add_RummyServiceServicer_to_server(RummyServicer(), server)
@@ -114,11 +185,17 @@ def build_server(
     )
     reflection_pb2_grpc.add_ServerReflectionServicer_to_server(reflection_servicer, server)
     server.add_generic_rpc_handlers((_reflection_v1_alias(reflection_servicer),))
-    port = server.add_insecure_port(address)
+    if credentials is None:
+        port = server.add_insecure_port(address)
+    else:
+        port = server.add_secure_port(address, credentials)
     if port == 0:
         raise OSError(f"could not bind {address}")
+    metrics_server = None
+    if options.metrics_port is not None:
+        metrics_server = metrics.serve_metrics(options.metrics_port, options.metrics_host)
     server.start()
-    return CarrosselServer(server, port, health_servicer)
+    return CarrosselServer(server, port, health_servicer, lanes, metrics_server)
 
 
 def create_server(
@@ -153,15 +230,20 @@ def serve(
     *,
     grace: float = GRACE_SECONDS,
     http_port: int | None = None,
+    options: ServeOptions | None = None,
 ) -> int:
     """Serve until SIGTERM or SIGINT, then stop gracefully; returns the process exit code.
 
     ``http_port`` also serves the referee's page and the Connect JSON API on that port of the
     same host (``service/web``), which forwards every call to this server."""
     configure_logging()
+    memory.limit_arenas()
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
-        built = build_server(address)
+        built = build_server(address, options=options or ServeOptions())
+    except ConfigError as exc:
+        log.error("cannot start: %s", exc)
+        return 2
     except (RuntimeError, OSError) as exc:
         log.error("cannot listen on %s (is another server using that port?): %s", address, exc)
         return 2
@@ -184,11 +266,19 @@ def serve(
         stop_requested.set()
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
-    log.info("carrossel serving on %s:%d", host, built.port)
+    log.info(
+        "carrossel serving on %s:%d (%s%s)",
+        host,
+        built.port,
+        "TLS" if options and options.tls else "plaintext",
+        f", metrics on port {built.metrics.port}" if built.metrics else "",
+    )
     try:
         while not stop_requested.wait(0.5):
             pass
-        built.stop(grace).wait(grace + 1.0)
+        drain = (options or ServeOptions()).drain_seconds
+        built.stop(grace, drain).wait(grace + 1.0)
+        built.capacity.shutdown()
         if front is not None:
             front.stop()  # after: the page's calls in flight finish within the grace too
         log.info("carrossel stopped")

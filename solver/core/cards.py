@@ -123,15 +123,20 @@ class TableCard:
         return self.code
 
 
+def _upper(text: str) -> str:
+    """Upper case of ASCII text only: Unicode case mapping would read ``ſ`` as ``S``."""
+    return text.upper() if text.isascii() else text
+
+
 def _parse_rank(text: str, whole: str) -> int:
-    rank = _RANK_BY_TEXT.get(text.upper())
+    rank = _RANK_BY_TEXT.get(_upper(text))
     if rank is None:
         raise NotationError(whole, f"unknown rank {text!r} (use A 2-10 J Q K, or T for 10)")
     return rank
 
 
 def _parse_suit(text: str, whole: str) -> str:
-    suit = SUIT_SYMBOLS.get(text, text.upper())
+    suit = SUIT_SYMBOLS.get(text, _upper(text))
     if suit not in SUITS:
         raise NotationError(whole, f"unknown suit {text!r} (use C D H S or ♣ ♦ ♥ ♠)")
     return suit
@@ -147,7 +152,7 @@ _PRESENTATION = str.maketrans("", "", "\ufe0e\ufe0f")
 def parse_card(text: str) -> Card:
     """Parse one card code (case-insensitive); raise ``NotationError`` quoting the text."""
     raw = text.strip().translate(_PRESENTATION)
-    upper = raw.upper()
+    upper = _upper(raw)
     if not raw:
         raise NotationError(text, "empty card code")
     if upper == JOKER or upper in FISHING_SPECIALS:
@@ -165,7 +170,7 @@ def parse_value(text: str, whole: str) -> WildValue:
     if not raw:
         raise NotationError(whole, "empty value after '='")
     last = raw[-1]
-    if SUIT_SYMBOLS.get(last, last.upper()) in SUITS and len(raw) >= 2:
+    if SUIT_SYMBOLS.get(last, _upper(last)) in SUITS and len(raw) >= 2:
         return WildValue(_parse_rank(raw[:-1], whole), _parse_suit(last, whole))
     return WildValue(_parse_rank(raw, whole), None)
 

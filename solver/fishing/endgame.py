@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from solver.core import cancel
 from solver.core.cards import Card, format_cards, sort_key
 from solver.core.errors import ProblemCollector
 from solver.core.rulesets import FishingRules
@@ -158,8 +159,10 @@ class _Search:
 
     def value(self, state: State, alpha: int, beta: int) -> int:
         self.nodes += 1
-        if self.nodes % CHECK_EVERY_NODES == 0 and time.monotonic() > self.deadline:
-            raise _OutOfTime
+        if self.nodes % CHECK_EVERY_NODES == 0:
+            cancel.check()  # the caller gave up: no answer is wanted
+            if time.monotonic() > self.deadline:
+                raise _OutOfTime
         if not any(state.hands):
             return self.value_of(self.final_points(state))
         stored = self.table.get(state)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
+from solver.core import cancel
 from solver.core.cards import sort_key
 from solver.fishing.items import is_broom, is_court
 from solver.fishing.model import (
@@ -145,6 +146,7 @@ def _solve_once(
     solver.parameters.linearization_level = 0
     solver.parameters.symmetry_level = 0
     solver.parameters.cp_model_probing_level = 0
+    cancel.watch(solver)  # a caller that gives up stops this solve (solver/core/cancel.py)
     status = solver.solve(built.model)
     if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return status, read_capture(built, solver, data)

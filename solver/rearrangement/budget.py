@@ -12,6 +12,8 @@ from contextlib import contextmanager
 
 from ortools.sat.python import cp_model
 
+from solver.core import cancel
+
 
 class Budget:
     def __init__(self, time_limit_ms: int) -> None:
@@ -52,6 +54,7 @@ class Budget:
         # CP-SAT's own SIGINT handler is left at the default action after a solve, so the
         # server's Ctrl-C would kill it instead of stopping it gracefully.
         solver.parameters.catch_sigint_signal = False
+        cancel.watch(solver)  # a caller that gives up stops this solve (solver/core/cancel.py)
         # These models are a few hundred variables: one presolve pass without probing or
         # symmetry detection halves the median solve and bounds the slow tail (bench/).
         solver.parameters.max_presolve_iterations = 1

@@ -1,0 +1,130 @@
+"""Who may hold a worker thread: separate capacity for calls, health probes and open streams.
+
+grpcio's sync server runs every call on a thread of one pool, and a bidirectional stream
+(server reflection) holds its thread for as long as the client keeps it open. With one
+shared pool, 16 idle reflection streams held every worker and even ``Health/Check`` timed out
+(issue 52). So each kind of call gets its own lane, a pool of its own size:
+
+- ``calls``: the carrossel RPCs. At most ``max_pending`` may be admitted at once (running or
+  waiting for a worker); one more is refused at once with RESOURCE_EXHAUSTED, never queued.
+- ``probes``: ``grpc.health.v1.Health/Check``: two threads nothing else uses, so a probe is
+  answered however busy the server is.
+- ``streams``: reflection streams, at most ``max_streams`` open; one more is refused at once.
+- ``refusals``: answering refused calls, so a flood of them waits behind no real work.
+
+The lane is chosen in the interceptor, which grpcio runs on its polling thread before the
+call is handed to a pool (``experimental_thread_pool`` on the handler picks the pool), so a
+refusal costs no worker of the lane it was refused from and no parsing of its request.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent import futures
+from dataclasses import dataclass
+from typing import Any, ParamSpec, TypeVar
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+HEALTH_PREFIX = "/grpc.health.v1.Health/"
+
+DEFAULT_WORKERS = 16
+"""Threads running carrossel calls at once."""
+
+DEFAULT_PENDING_PER_WORKER = 4
+"""Calls admitted per worker thread (running or waiting); more are refused at once."""
+
+DEFAULT_STREAMS = 4
+"""Reflection streams open at once; each holds a thread of its own lane while open."""
+
+PROBE_WORKERS = 2
+REFUSAL_WORKERS = 1
+
+
+class CountingExecutor(futures.ThreadPoolExecutor):
+    """A thread pool that knows how many of its tasks are waiting or running (``load``)."""
+
+    def __init__(self, max_workers: int, thread_name_prefix: str) -> None:
+        super().__init__(max_workers=max_workers, thread_name_prefix=thread_name_prefix)
+        self.max_workers = max_workers
+        self._load = 0
+        self._load_lock = threading.Lock()
+
+    @property
+    def load(self) -> int:
+        return self._load
+
+    def submit(
+        self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
+    ) -> futures.Future[T]:
+        with self._load_lock:
+            self._load += 1
+
+        def counted() -> T:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                with self._load_lock:
+                    self._load -= 1
+
+        try:
+            return super().submit(counted)
+        except BaseException:
+            with self._load_lock:
+                self._load -= 1
+            raise
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One kind of call: its pool and how many may be admitted at once (None: no bound)."""
+
+    name: str
+    pool: CountingExecutor
+    limit: int | None
+
+    def admits(self) -> bool:
+        return self.limit is None or self.pool.load < self.limit
+
+
+class Capacity:
+    """The server's lanes; ``lane_for`` says which one a method runs in."""
+
+    def __init__(
+        self,
+        workers: int = DEFAULT_WORKERS,
+        max_pending: int | None = None,
+        max_streams: int = DEFAULT_STREAMS,
+    ) -> None:
+        if workers < 1 or max_streams < 1:
+            raise ValueError("a server needs at least one worker and one stream")
+        pending = workers * DEFAULT_PENDING_PER_WORKER if max_pending is None else max_pending
+        self.calls = Lane("calls", CountingExecutor(workers, "carrossel-call"), pending)
+        self.probes = Lane("probes", CountingExecutor(PROBE_WORKERS, "carrossel-probe"), None)
+        self.streams = Lane(
+            "streams", CountingExecutor(max_streams, "carrossel-stream"), max_streams
+        )
+        self.refusals = Lane(
+            "refusals", CountingExecutor(REFUSAL_WORKERS, "carrossel-refusal"), None
+        )
+
+    @property
+    def max_concurrent_rpcs(self) -> int:
+        """grpcio's own last-resort bound on calls alive at once, above every lane's bound:
+        a flood beyond it (of health checks, refusals, health watches) is refused by grpcio."""
+        assert self.calls.limit is not None and self.streams.limit is not None
+        return self.calls.limit + self.streams.limit + 256
+
+    def lane_for(self, method: str, handler: Any) -> Lane:
+        if method.startswith(HEALTH_PREFIX):
+            return self.probes
+        if handler.request_streaming or handler.response_streaming:
+            return self.streams
+        return self.calls
+
+    def shutdown(self) -> None:
+        """Let the pools' threads end once their tasks are done (after the server stops)."""
+        for lane in (self.calls, self.probes, self.streams, self.refusals):
+            lane.pool.shutdown(wait=False)

@@ -1,0 +1,73 @@
+"""``carrossel serve``'s deployment flags: TLS, tokens, metrics and capacity (issue 52).
+
+Kept apart from the command's module so the command stays a few lines; ``add_arguments``
+adds the flags and ``options_from_args`` turns them into ``service.server.ServeOptions``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported when serving: the other commands start without grpc
+    from service.server import ServeOptions
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    tls = parser.add_argument_group("TLS and tokens (docs/deploy.md)")
+    tls.add_argument("--tls-cert", type=Path, help="PEM certificate chain: serve TLS only")
+    tls.add_argument("--tls-key", type=Path, help="PEM private key of --tls-cert")
+    tls.add_argument(
+        "--tls-client-ca",
+        type=Path,
+        help="PEM CA: every client must present a certificate it signed (mutual TLS)",
+    )
+    tls.add_argument(
+        "--auth-token-file",
+        type=Path,
+        help="file of bearer tokens, one per line; calls must send 'authorization: Bearer "
+        "<token>' (health stays open)",
+    )
+    ops = parser.add_argument_group("metrics and capacity")
+    ops.add_argument(
+        "--metrics-port", type=int, help="serve Prometheus metrics on this port (/metrics)"
+    )
+    ops.add_argument(
+        "--metrics-host", default="127.0.0.1", help="address of --metrics-port (default 127.0.0.1)"
+    )
+    ops.add_argument("--threads", type=int, help="threads running calls (default 16)")
+    ops.add_argument(
+        "--drain-seconds",
+        type=float,
+        help="on SIGTERM, answer NOT_SERVING this long before stopping (default 1)",
+    )
+    ops.add_argument(
+        "--max-solves",
+        type=int,
+        help="solves at once; more are refused at once with a retry hint (default 4)",
+    )
+
+
+def options_from_args(args: argparse.Namespace) -> ServeOptions:
+    """The server's options; exits with a usage error for an incomplete TLS pair."""
+    from service.security import TlsFiles
+    from service.server import ServeOptions
+
+    defaults = ServeOptions()
+    tls = None
+    if args.tls_cert or args.tls_key or args.tls_client_ca:
+        if not (args.tls_cert and args.tls_key):
+            raise SystemExit("carrossel serve: --tls-cert and --tls-key go together")
+        tls = TlsFiles(args.tls_cert, args.tls_key, args.tls_client_ca)
+    return ServeOptions(
+        tls=tls,
+        token_file=args.auth_token_file,
+        metrics_port=args.metrics_port,
+        metrics_host=args.metrics_host,
+        max_workers=args.threads or defaults.max_workers,
+        max_concurrent_solves=args.max_solves or defaults.max_concurrent_solves,
+        drain_seconds=(
+            defaults.drain_seconds if args.drain_seconds is None else args.drain_seconds
+        ),
+    )
