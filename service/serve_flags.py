@@ -36,7 +36,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ops.add_argument(
         "--metrics-host", default="127.0.0.1", help="address of --metrics-port (default 127.0.0.1)"
     )
-    ops.add_argument("--threads", type=int, help="threads running calls (default 16)")
+    ops.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="server processes sharing the port (default: the cores this process may use)",
+    )
+    ops.add_argument("--threads", type=int, help="threads running calls, per process (default 16)")
     ops.add_argument(
         "--drain-seconds",
         type=float,
@@ -71,3 +77,12 @@ def options_from_args(args: argparse.Namespace) -> ServeOptions:
             defaults.drain_seconds if args.drain_seconds is None else args.drain_seconds
         ),
     )
+
+
+def workers_from_args(args: argparse.Namespace) -> int:
+    """Server processes: ``--workers``, else one per core this process may use."""
+    from service.workers import default_workers
+
+    if args.workers is not None and args.workers < 1:
+        raise SystemExit("carrossel serve: --workers must be 1 or more")
+    return args.workers if args.workers is not None else default_workers()

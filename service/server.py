@@ -90,6 +90,7 @@ class ServeOptions:
     max_message_bytes: int = limits.MAX_MESSAGE_BYTES
     max_concurrent_solves: int = limits.DEFAULT_CONCURRENT_SOLVES
     drain_seconds: float = DRAIN_SECONDS
+    reuse_port: bool = False  # a worker of `serve --workers N` shares its port (service/workers.py)
 
 
 class CarrosselServer:
@@ -122,11 +123,11 @@ class CarrosselServer:
         return event
 
 
-def _channel_options(max_message_bytes: int) -> list[tuple[str, int]]:
+def _channel_options(max_message_bytes: int, reuse_port: bool) -> list[tuple[str, int]]:
     return [
         ("grpc.max_receive_message_length", max_message_bytes),
         ("grpc.max_send_message_length", max_message_bytes),
-        ("grpc.so_reuseport", 0),
+        ("grpc.so_reuseport", int(reuse_port)),
         # Every connection is closed (GOAWAY, in-flight calls finish) after MAX_CONNECTION_AGE:
         # an idle reflection stream is held no longer than that and its grace, and clients
         # reconnect, so new replicas behind a connection-level balancer get traffic too.
@@ -168,7 +169,7 @@ def build_server(
     server = grpc.server(
         lanes.calls.pool,
         interceptors=[CallInterceptor(lanes, auth)],
-        options=_channel_options(options.max_message_bytes),
+        options=_channel_options(options.max_message_bytes, options.reuse_port),
         maximum_concurrent_rpcs=lanes.max_concurrent_rpcs,
     )
     rulesets_pb2_grpc.add_RulesetServiceServicer_to_server(RulesetServicer(), server)
@@ -231,11 +232,17 @@ def serve(
     grace: float = GRACE_SECONDS,
     http_port: int | None = None,
     options: ServeOptions | None = None,
+    workers: int = 1,
 ) -> int:
     """Serve until SIGTERM or SIGINT, then stop gracefully; returns the process exit code.
 
     ``http_port`` also serves the referee's page and the Connect JSON API on that port of the
-    same host (``service/web``), which forwards every call to this server."""
+    same host (``service/web``), which forwards every call to this server. ``workers`` > 1
+    runs that many server processes on the port (``service/workers.py``)."""
+    if workers > 1:
+        from service.workers import serve_workers
+
+        return serve_workers(port, host, workers, http_port, options or ServeOptions())
     configure_logging()
     memory.limit_arenas()
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"

@@ -30,5 +30,9 @@ def run(args: argparse.Namespace) -> int:
     from service.server import serve  # imported here so the other commands start fast
 
     return serve(
-        args.port, args.host, http_port=args.http_port, options=serve_flags.options_from_args(args)
+        args.port,
+        args.host,
+        http_port=args.http_port,
+        options=serve_flags.options_from_args(args),
+        workers=serve_flags.workers_from_args(args),
     )
