@@ -14,15 +14,25 @@ import grpc
 
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.errors import abort_unimplemented
-from service.rummy import check_knock, convert, score_round, solve_move, validate_move
-from solver.core.registry import Rpc, not_served
+from service.rummy import check_knock, contract, convert, score_round, solve_move, validate_move
+from solver.core.errors import FieldProblem, InvalidRequest
+from solver.core.registry import Rpc, not_served, refusal
+from solver.core.rulesets import Family
 
 
 def _served(call: convert.RummyCall, rpc: Rpc, context: grpc.ServicerContext) -> convert.RummyCall:
-    """The parsed call, once the registry says its ruleset has ``rpc``; else UNIMPLEMENTED."""
+    """The parsed call, once the registry says its ruleset has ``rpc``; an RPC that makes no
+    sense for the family (carioca's CheckKnock) is a malformed request, one not built yet
+    UNIMPLEMENTED."""
+    if reason := refusal(call.position.ruleset, rpc):
+        raise InvalidRequest([FieldProblem("position.ruleset", reason)])
     if reason := not_served(call.position.ruleset, rpc):
         abort_unimplemented(context, reason)
     return call
+
+
+def _is_contract(call: convert.RummyCall) -> bool:
+    return call.position.ruleset.family is Family.CONTRACT
 
 
 class RummyServicer(rummy_pb2_grpc.RummyServiceServicer):
@@ -32,12 +42,16 @@ class RummyServicer(rummy_pb2_grpc.RummyServiceServicer):
         self, request: rummy_pb2.ValidateMoveRequest, context: grpc.ServicerContext
     ) -> rummy_pb2.ValidateMoveResponse:
         call = _served(convert.validate_move_call(request), Rpc.VALIDATE_MOVE, context)
+        if _is_contract(call):
+            return contract.validate(call, request, context)
         return validate_move.handle(call, request, context)
 
     def SolveMove(
         self, request: rummy_pb2.SolveMoveRequest, context: grpc.ServicerContext
     ) -> rummy_pb2.SolveMoveResponse:
         call = _served(convert.solve_move_call(request), Rpc.SOLVE_MOVE, context)
+        if _is_contract(call):
+            return contract.solve(call, request, context)
         return solve_move.handle(call, request, context)
 
     def CheckKnock(

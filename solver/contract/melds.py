@@ -197,9 +197,7 @@ def check_opening_meld(
         return OpeningCheck(None, False, ambiguity_reason(cards, found))
     reading = found[0]
     size = (
-        rules.opening_trio_size
-        if reading.kind is MeldKind.GROUP
-        else rules.opening_sequence_size
+        rules.opening_trio_size if reading.kind is MeldKind.GROUP else rules.opening_sequence_size
     )
     if len(cards) != size:
         return OpeningCheck(reading, False, "")
