@@ -30,6 +30,7 @@ def request_of(case: Case) -> rummy_pb2.ValidateMoveRequest:
             table=[rummy_pb2.Meld(cards=meld) for meld in m["table"]],
             to_hand=m["to_hand"],
             knock=m["knock"],
+            discard=m["discard"],
         ),
     )
 

@@ -35,6 +35,15 @@ CARDS_WEIGHT = 1_000_000  # OBJECTIVE_MOST_CARDS: cards laid before everything e
 Literal = cp_model.IntVar
 
 
+class LeanCpModel(cp_model.CpModel):
+    """A CpModel without the camelCase aliases OR-Tools makes on every instance: making
+    them costs about a millisecond, more than the rest of a carioca model; nothing here
+    calls them."""
+
+    def _add_pre_pep8_methods(self) -> None:
+        pass
+
+
 @dataclass(frozen=True)
 class TurnData:
     """What one turn's model needs to know (pure data, no protobuf)."""
@@ -130,7 +139,7 @@ class TurnModel:
     """The CP-SAT model of one turn and the variables a move is read from."""
 
     data: TurnData
-    model: cp_model.CpModel = field(default_factory=cp_model.CpModel)
+    model: cp_model.CpModel = field(default_factory=LeanCpModel)
     decisions: list[Literal] = field(default_factory=list)  # every Boolean a move is read from
     used: dict[Card, list[tuple[int, Literal]]] = field(default_factory=dict)  # card -> uses
     candidates: tuple[Candidate, ...] = ()

@@ -35,15 +35,19 @@ class ContractSolvedMove:
     move: Move
     verdict: ContractVerdict
     changed_melds: tuple[int, ...]  # indices of the position's melds that the move grows
+    melds_before: int  # the position's melds; the move's melds past them are new
 
     @property
     def melds_changed(self) -> int:
+        """How many melds of the table before the play the move changes (new ones aside)."""
         return len(self.changed_melds)
 
     @property
     def changed(self) -> tuple[bool, ...]:
         """Per meld of the move's table: grown or new."""
-        return tuple(i in self.changed_melds for i in range(len(self.move.table)))
+        return tuple(
+            i in self.changed_melds or i >= self.melds_before for i in range(len(self.move.table))
+        )
 
 
 @dataclass(frozen=True)
@@ -93,10 +97,6 @@ def new_solver(seconds: float) -> cp_model.CpSolver:
     solver.parameters.random_seed = SEED
     solver.parameters.max_time_in_seconds = max(MIN_SOLVE_SECONDS, seconds)
     return solver
-
-
-def _is_new_meld(position: Position, index: int) -> bool:
-    return index >= len(position.table)
 
 
 def solve_contract_move(
@@ -153,8 +153,7 @@ def _checked_move(
         problems = "; ".join(str(v) for v in verdict.violations)
         raise ContractSolverError(f"the model's move is illegal: {problems}")
     changed = turn_model.changed_melds(turn, solver)
-    new = tuple(i for i in range(len(move.table)) if _is_new_meld(position, i))
-    return ContractSolvedMove(move, verdict, changed + new)
+    return ContractSolvedMove(move, verdict, changed, len(position.table))
 
 
 def fewest_points_left(position: Position, time_limit_ms: int) -> tuple[int, bool]:
