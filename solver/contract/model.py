@@ -27,10 +27,13 @@ from solver.rummy.melds import MeldKind, Reading
 from solver.rummy.position import Meld
 
 JOKER_TEXT = "JK"
-POINTS_WEIGHT = 1_000  # points left come first: a hand holds well under 1,000 points
-JOKERS_WEIGHT = 100  # then fewer jokers spent (laid or discarded; at most 4 in a deck)
+# The objective's tiers, each weight above the most the tiers below it can add up to.
+POINTS_WEIGHT = 10_000  # points left come first: a hand holds well under 1,000 points
+JOKERS_WEIGHT = 1_000  # then fewer jokers spent, laid or discarded (at most 4 in a deck)
+MELDS_WEIGHT = 10  # then fewer table melds changed (at most 60 melds)
+JOKER_DISCARD_WEIGHT = 1  # last, keep from discarding a joker: the next player may take it
 MAX_LAID_PER_MELD = 14  # no meld holds more cards than a 14-card sequence
-CARDS_WEIGHT = 1_000_000  # OBJECTIVE_MOST_CARDS: cards laid before everything else
+CARDS_WEIGHT = 100_000_000  # OBJECTIVE_MOST_CARDS: cards laid before everything else
 
 Literal = cp_model.IntVar
 
@@ -291,8 +294,8 @@ def _add_hand_limits(turn: TurnModel) -> None:
 
 
 def _add_objective(turn: TurnModel) -> None:
-    """Fewest points left, then fewest jokers spent, then fewest melds changed; with
-    OBJECTIVE_MOST_CARDS the cards laid come first."""
+    """Fewest points left, then fewest jokers spent, then fewest melds changed, then no
+    joker discarded; with OBJECTIVE_MOST_CARDS the cards laid come first."""
     data = turn.data
     spent: list[Literal] = []
     points: list[int] = []
@@ -314,8 +317,12 @@ def _add_objective(turn: TurnModel) -> None:
         for p, j, n in zip(points, jokers, laid, strict=True)
     ]
     changed = list(turn.meld_changed.values())
+    joker_discard = [lit for card, lit in turn.discards.items() if card.is_joker]
     turn.model.minimize(
-        cp_model.LinearExpr.weighted_sum(spent + changed, weights + [1] * len(changed))
+        cp_model.LinearExpr.weighted_sum(
+            spent + changed + joker_discard,
+            weights + [MELDS_WEIGHT] * len(changed) + [JOKER_DISCARD_WEIGHT] * len(joker_discard),
+        )
     )
 
 
