@@ -2,9 +2,10 @@
 tests/test_validate_vectors.py (solver) and tests/test_validate_service.py (gRPC).
 
 A case is a position (``ruleset``, ``players`` (default 2), ``turn``, ``table`` — melds as
-strings of codes —, ``hand``), a move (``after``, ``to_hand``, ``knock``, and carioca's ``discard``) and ``expect``:
-``legal``, ``violations`` (the exact multiset of codes) and optional effects (``played``,
-``hand_after``, ``hand_points_after``, ``went_out``, ``knock_eligible``, ``table``).
+strings of codes —, ``hand``), a move (``after``, ``to_hand``, ``knock``, and carioca's
+``discard``) and ``expect``: ``legal``, ``violations`` (the exact multiset of codes) and
+optional effects (``played``, ``hand_after``, ``hand_points_after``, ``went_out``,
+``knock_eligible``, ``table``).
 """
 
 from __future__ import annotations

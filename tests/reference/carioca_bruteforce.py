@@ -70,7 +70,9 @@ def _trios(hand: Counter[RawCard]) -> Iterator[Counter[RawCard]]:
     """Every opening trio the hand holds, as the cards it takes."""
     ranks = {c[0] for c, n in hand.items() if n > 0 and c != JOKER}
     for rank in sorted(ranks):
-        cards = [c for c, n in sorted(hand.items()) if c[0] == rank and c != JOKER for _ in range(n)]
+        cards = [
+            c for c, n in sorted(hand.items()) if c[0] == rank and c != JOKER for _ in range(n)
+        ]
         seen: set[tuple[RawCard, ...]] = set()
         for size, jokers in ((3, 0), (2, 1)):
             if jokers > hand[JOKER]:
@@ -239,7 +241,7 @@ def best_after_opening(
     """The fewest points an opened player can keep this turn: lay-offs, then the discard."""
     melds = [read_meld(m) for m in table]
 
-    @functools.lru_cache(maxsize=None)
+    @functools.cache
     def walk(i: int, left: Hand) -> int | None:
         counts = Counter(dict(left))
         if i == len(melds):
