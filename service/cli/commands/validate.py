@@ -18,9 +18,9 @@ import sys
 
 from service.cli.commands import Subparsers
 from service.cli.position_args import print_malformed, split_cards, split_melds
+from solver.contract.referee import ContractVerdict, validate_contract_move
 from solver.core.errors import InvalidRequest
 from solver.core.registry import Rpc, not_served, serves
-from solver.contract.referee import ContractVerdict, validate_contract_move
 from solver.core.rulesets import RULESETS, Family
 from solver.rearrangement.referee import Verdict, validate_move
 from solver.rearrangement.search import SearchUndecided
