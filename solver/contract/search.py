@@ -157,8 +157,11 @@ def _checked_move(
     if not verdict.legal:
         problems = "; ".join(str(v) for v in verdict.violations)
         raise ContractSolverError(f"the model's move is illegal: {problems}")
+    # The move as the referee wrote it out, every joker with its value (``JK=8S``): a trio
+    # grown with jokers around one natural card stays readable as the next turn's table.
+    written = replace(move, table=verdict.table)
     changed = turn_model.changed_melds(turn, solver)
-    return ContractSolvedMove(move, verdict, changed, len(position.table))
+    return ContractSolvedMove(written, verdict, changed, len(position.table))
 
 
 def fewest_points_left(position: Position, time_limit_ms: int) -> tuple[int, bool]:
