@@ -129,7 +129,7 @@ def _why_no_reading(cards: Sequence[TableCard]) -> str:
     if len(cards) < TABLE_MIN_TRIO:
         return f"{text}: a carioca meld has at least 3 cards (C3)"
     if len({c.rank for c in naturals}) == 1:
-        return f"{text}: a joker's written value does not match the trio's rank (C3)"
+        return f"{text}: a joker's written value fits neither the trio's rank nor its place (C3)"
     if len(cards) < TABLE_MIN_SEQUENCE:
         return f"{text}: a trio is one rank and a sequence has at least 4 cards (C3)"
     if len({c.suit for c in naturals}) > 1:
