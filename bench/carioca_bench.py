@@ -8,7 +8,8 @@ decision (11 cards and a top discard, C6). Run::
 
     .venv/bin/python -m bench.carioca_bench --positions 300
 
-Prints p50 / p90 / p99 / max per kind and overall, in milliseconds.
+Prints p50 / p90 / p99 (nearest rank) / max per kind and overall, in milliseconds, and
+exits 1 when a first move was not proved optimal.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bench.over_grpc import solve_move_stub
+from bench.solve_bench import percentile
 from carrossel.v1 import rummy_pb2
 
 SUITS = "CDHS"
@@ -185,16 +187,10 @@ def positions(count: int, seed: int) -> list[BenchPosition]:
     ]
 
 
-def percentile(values: Sequence[float], share: float) -> float:
-    ordered = sorted(values)
-    index = min(len(ordered) - 1, max(0, round(share * (len(ordered) - 1))))
-    return ordered[index]
-
-
 def report(name: str, times: Sequence[float]) -> str:
     return (
-        f"{name:8} n={len(times):5}  p50 {percentile(times, 0.5):6.2f}  "
-        f"p90 {percentile(times, 0.9):6.2f}  p99 {percentile(times, 0.99):6.2f}  "
+        f"{name:8} n={len(times):5}  p50 {percentile(times, 50):6.2f}  "
+        f"p90 {percentile(times, 90):6.2f}  p99 {percentile(times, 99):6.2f}  "
         f"max {max(times):6.2f}  mean {statistics.fmean(times):6.2f} ms"
     )
 
@@ -208,6 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     bench = positions(args.positions, args.seed)
     times: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    unproved = 0
     with solve_move_stub(args.target) as stub:
         for item in bench[: args.warmup]:
             stub.SolveMove(item.request, timeout=30)
@@ -216,11 +213,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             response = stub.SolveMove(item.request, timeout=30)
             times[item.kind].append((time.perf_counter() - started) * 1000)
             if not response.optimal:
+                unproved += 1
                 print(f"not proved optimal: {item.request}")
     for kind, values in times.items():
         print(report(kind, values))
     print(report("all", [t for values in times.values() for t in values]))
-    return 0
+    return 1 if unproved else 0
 
 
 if __name__ == "__main__":

@@ -94,3 +94,15 @@ def test_c5_new_melds_and_cards_off_the_table(deal: int) -> None:
         shorter = (first[:gone] + first[gone + 1 :], *solved.move.table[1:])
         found = codes(position, replace(solved.move, table=shorter))
         assert found[Code.TABLE_CARD_REMOVED] == 1, (position, shorter)
+
+
+@pytest.mark.parametrize("deal", range(1, 8))
+def test_the_order_of_the_moves_melds_does_not_matter(deal: int) -> None:
+    # A move may list its melds in any order: each is matched by its cards (rules_carioca.md).
+    rng = random.Random(deal)
+    for position, solved in _cases(deal):
+        melds = list(solved.move.table)
+        rng.shuffle(melds)
+        verdict = validate_contract_move(position, replace(solved.move, table=tuple(melds)))
+        assert verdict.legal, (position, melds, verdict.violations)
+        assert verdict.hand_points_after == solved.verdict.hand_points_after

@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
 from solver.contract.melds import HIGH_ACE, LOW_ACE
-from solver.core.cards import Card, TableCard, sort_key
+from solver.core.cards import JOKER_CARD, Card, TableCard, sort_key
 from solver.core.rulesets import Contract, Ruleset, rank_of_position
 from solver.rummy.melds import MeldKind, Reading
 from solver.rummy.position import Meld
 
-JOKER_TEXT = "JK"
 # The objective's tiers, each weight above the most the tiers below it can add up to.
 POINTS_WEIGHT = 10_000  # points left come first: a hand holds well under 1,000 points
 JOKERS_WEIGHT = 1_000  # then fewer jokers spent, laid or discarded (at most 4 in a deck)
@@ -64,9 +63,6 @@ class TurnData:
     def jokers(self) -> int:
         return sum(n for card, n in self.hand.items() if card.is_joker)
 
-    def natural_count(self, card: Card) -> int:
-        return self.hand[card]
-
 
 # --- opening candidates (C3) ------------------------------------------------------------------
 
@@ -77,14 +73,6 @@ class Candidate:
 
     kind: MeldKind
     cards: tuple[Card, ...]  # naturals and jokers in written order
-
-    @property
-    def naturals(self) -> Counter[Card]:
-        return Counter(c for c in self.cards if not c.is_joker)
-
-    @property
-    def jokers(self) -> int:
-        return sum(1 for c in self.cards if c.is_joker)
 
     def meld(self) -> Meld:
         return tuple(TableCard(c) for c in self.cards)
@@ -375,7 +363,7 @@ def _trio_after(turn: TurnModel, solver: cp_model.CpSolver, index: int) -> Meld:
 def _sequence_after(turn: TurnModel, solver: cp_model.CpSolver, index: int) -> Meld:
     reading = turn.data.readings[index]
     suit = reading.suit or ""
-    joker = TableCard(Card(0, "", JOKER_TEXT))
+    joker = TableCard(JOKER_CARD)
     cards: dict[int, TableCard] = {}
     for position, tc in zip(reading.positions, turn.data.table[index], strict=True):
         literal = turn.replaced.get((index, position))
@@ -417,7 +405,3 @@ def discard_of(turn: TurnModel, solver: cp_model.CpSolver) -> Card | None:
 
 def changed_melds(turn: TurnModel, solver: cp_model.CpSolver) -> tuple[int, ...]:
     return tuple(i for i, lit in sorted(turn.meld_changed.items()) if solver.boolean_value(lit))
-
-
-def sequence_of(cards: Sequence[Card]) -> Meld:
-    return tuple(TableCard(c) for c in cards)

@@ -1,9 +1,10 @@
 """The carioca referee (C2-C6): is a move legal, every violation, and the play's effects.
 
-A move is the whole table after the play plus the discard. Meld ``i`` of the move continues
-meld ``i`` of the position (a lay-off, C5, or nothing); melds past the position's are new
-(the opening's contract melds, C2-C4). Every rule is a small check that adds violations; the
-verdict lists them all (SPEC §4).
+A move is the whole table after the play plus the discard. Each meld of the position is
+continued by one meld of the move (a lay-off, C5, or nothing): meld ``i`` by meld ``i``
+where it can be, else by the meld that holds its cards (``match_melds``); the move's other
+melds are new (the opening's contract melds, C2-C4). Every rule is a small check that adds
+violations; the verdict lists them all (SPEC §4).
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ class _Continuation:
     jokers_left: int  # jokers that had to leave their place and are not in this meld
 
 
-def _joker_moves(index: int, before: Reading, after: Reading, meld: Meld) -> tuple[int, int]:
+def _joker_moves(before: Reading, after: Reading) -> tuple[int, int]:
     """(jokers moved without a natural taking their place, jokers that left the meld)."""
     if before.kind is MeldKind.GROUP:
         gone = max(0, sum(before.wild) - sum(after.wild))
@@ -101,10 +102,11 @@ def _joker_moves(index: int, before: Reading, after: Reading, meld: Meld) -> tup
 
 
 def _continuation(
-    position: Position, index: int, after: Meld, jokers_lost_from_table: bool
+    position: Position, old: int, index: int, after: Meld, jokers_lost_from_table: bool
 ) -> _Continuation:
-    before = position.table[index]
-    previous = position.readings[index].reading
+    """Meld ``index`` of the move judged as the continuation of the position's meld ``old``."""
+    before = position.table[old]
+    previous = position.readings[old].reading
     out: list[Violation] = []
     lost = _naturals(before) - _naturals(after)
     if lost:
@@ -133,7 +135,7 @@ def _continuation(
             )
         )
         return _Continuation(tuple(out), after, True, 0)
-    unreleased, left = _joker_moves(index, previous, reading, after)
+    unreleased, left = _joker_moves(previous, reading)
     changed = changed or reading.values != previous.values
     if unreleased:
         out.append(
@@ -180,18 +182,19 @@ def _not_opened(index: int, before: Meld, after: Meld) -> Violation:
 # --- the opening (C2-C4) ---------------------------------------------------------------------
 
 
-def _opening(position: Position, move: Move, first_new: int) -> tuple[list[Violation], list[Meld]]:
+def _opening(
+    position: Position, move: Move, new_indices: Sequence[int]
+) -> tuple[list[Violation], dict[int, Meld]]:
     """The new melds of a player who has not opened: exactly the deal's contract (C2-C4)."""
     rules = position.ruleset.contract
     contract = rules.for_deal(position.turn.deal_number)
     out: list[Violation] = []
-    table: list[Meld] = []
+    table: dict[int, Meld] = {}
     kinds: Counter[MeldKind] = Counter()
-    new = move.table[first_new:]
-    for offset, meld in enumerate(new):
-        index = first_new + offset
+    new = [move.table[index] for index in new_indices]
+    for index, meld in zip(new_indices, new, strict=True):
         check = check_opening_meld(position.ruleset, rules, meld)
-        table.append(check.reading.normalized(meld) if check.reading else meld)
+        table[index] = check.reading.normalized(meld) if check.reading else meld
         if check.reading is not None:
             kinds[check.reading.kind] += 1
         if check.shape_ok:
@@ -201,13 +204,23 @@ def _opening(position: Position, move: Move, first_new: int) -> tuple[list[Viola
             size = rules.opening_trio_size
             if check.reading.kind is MeldKind.SEQUENCE:
                 size = rules.opening_sequence_size
+            shape = "trio" if check.reading.kind is MeldKind.GROUP else "sequence"
             out.append(
                 Violation(
                     Code.CONTRACT_NOT_MET,
-                    f"{_meld_text(meld)} has {len(meld)} cards, but an opening "
-                    f"{'trio' if check.reading.kind is MeldKind.GROUP else 'sequence'} has "
-                    f"exactly {size}: no extra card may be laid in the opening turn (C3, C4)",
+                    f"{_meld_text(meld)} has {len(meld)} cards: no extra card may be laid in "
+                    "the opening turn, only the contract's melds (C4)",
                     "C4",
+                    index,
+                    codes,
+                )
+            )
+            out.append(
+                Violation(
+                    Code.INVALID_MELD,
+                    f"{_meld_text(meld)} is no opening {shape}: an opening {shape} has exactly "
+                    f"{size} cards (C3)",
+                    "C3",
                     index,
                     codes,
                 )
@@ -318,6 +331,97 @@ def _discard_violations(move: Move, hand_after_play: Counter[Card]) -> list[Viol
     return []
 
 
+def _continues(position: Position, old: int, after: Meld) -> bool:
+    """Does ``after`` hold meld ``old``'s natural cards and read as its continuation?"""
+    if _naturals(position.table[old]) - _naturals(after):
+        return False
+    return read_continuation(position.readings[old].reading, after) is not None
+
+
+def _in_place(position: Position, move: Move, jokers_lost: bool) -> bool:
+    """Does meld i of the move continue meld i of the position, for every i, faultlessly?"""
+    if len(move.table) < len(position.table):
+        return False
+    for old, before in enumerate(position.table):
+        after = move.table[old]
+        if after == before:
+            continue
+        if not _continues(position, old, after):
+            return False
+        if _continuation(position, old, old, after, jokers_lost).violations:
+            return False
+    return True
+
+
+MATCH_SEARCH_NODES = 2_000  # bounds the matching search (tables hold at most 60 melds)
+UNMATCHED_COST = 1_000  # a meld of the position that no meld of the move continues
+
+
+def match_melds(position: Position, move: Move, jokers_lost: bool = False) -> dict[int, int]:
+    """Which meld of the move continues each meld of the position (position index -> move
+    index), so that the move may list its melds in any order.
+
+    A move meld continues a position meld when it holds its natural cards and reads as its
+    continuation. Among the ways to pair them (two decks make look-alike melds), the pairing
+    with the fewest violations wins, meld i with meld i first on a tie. A meld continued by
+    none is paired, for its report, with the unpaired move meld sharing most of its cards.
+    """
+    count = len(position.table)
+    if _in_place(position, move, jokers_lost):
+        return {old: old for old in range(count)}  # the usual move: nothing better exists
+    options: list[list[tuple[int, int]]] = []  # per position meld: (violations, move index)
+    for old in range(count):
+        found = []
+        for index, after in enumerate(move.table):
+            if _continues(position, old, after):
+                judged = _continuation(position, old, index, after, jokers_lost)
+                found.append((len(judged.violations), index))
+        found.sort(key=lambda option: (option[0], option[1] != old, option[1]))
+        options.append(found)
+    best: tuple[int, dict[int, int]] = (UNMATCHED_COST * (count + 1), {})
+    nodes = 0
+
+    def search(old: int, used: set[int], total: int, chosen: dict[int, int]) -> None:
+        nonlocal best, nodes
+        nodes += 1
+        if total >= best[0] or nodes > MATCH_SEARCH_NODES:
+            return
+        if old == count:
+            best = (total, dict(chosen))
+            return
+        for violations, index in options[old]:
+            if index not in used:
+                chosen[old] = index
+                search(old + 1, used | {index}, total + violations, chosen)
+                del chosen[old]
+        search(old + 1, used, total + UNMATCHED_COST, chosen)
+
+    search(0, set(), 0, {})
+    pairs = best[1]
+    free = set(range(len(move.table))) - set(pairs.values())
+    for old in range(count):
+        if old in pairs or not free:
+            continue
+        naturals = _naturals(position.table[old])
+        shared = {j: sum((naturals & _naturals(move.table[j])).values()) for j in free}
+        index = old if old in free and shared[old] else max(sorted(free), key=shared.__getitem__)
+        if shared[index]:
+            pairs[old] = index
+            free.discard(index)
+    return pairs
+
+
+def _missing_meld(before: Meld) -> Violation:
+    return Violation(
+        Code.TABLE_CARD_REMOVED,
+        f"the meld {_meld_text(before)} is missing from the table after the play: melds stay "
+        "on the table and only grow (C5)",
+        "C5",
+        -1,
+        tuple(tc.code for tc in before),
+    )
+
+
 def validate_contract_move(position: Position, move: Move) -> ContractVerdict:
     """Judge a carioca move (C2-C6): every violation, and the effects of the play."""
     opened = position.turn.has_opened
@@ -335,35 +439,28 @@ def validate_contract_move(position: Position, move: Move) -> ContractVerdict:
                 ("JK",),
             )
         )
-    table: list[Meld] = []
-    for index, before in enumerate(position.table):
-        if index >= len(move.table):
-            violations.append(
-                Violation(
-                    Code.TABLE_CARD_REMOVED,
-                    f"the meld {_meld_text(before)} is missing from the table after the play: "
-                    "melds stay on the table, meld i of the move continuing meld i (C5)",
-                    "C5",
-                    -1,
-                    tuple(tc.code for tc in before),
-                )
-            )
+    pairs = match_melds(position, move, jokers_lost)
+    table: dict[int, Meld] = {}
+    for old, before in enumerate(position.table):
+        index = pairs.get(old)
+        if index is None:
+            violations.append(_missing_meld(before))
             continue
         after = move.table[index]
-        judged = _continuation(position, index, after, jokers_lost)
+        judged = _continuation(position, old, index, after, jokers_lost)
         violations.extend(judged.violations)
         if not opened and judged.changed and Counter(after) != Counter(before):
             violations.append(_not_opened(index, before, after))
-        table.append(judged.table)
-    first_new = len(position.table)
-    if len(move.table) > first_new:
-        if opened:
-            violations.extend(_new_melds_after_opening(move, first_new))
-            table.extend(move.table[first_new:])
-        else:
-            opening_violations, opening_table = _opening(position, move, first_new)
-            violations.extend(opening_violations)
-            table.extend(opening_table)
+        table[index] = judged.table
+    continued = set(pairs.values())
+    new_indices = [j for j in range(len(move.table)) if j not in continued]
+    if new_indices and opened:
+        violations.extend(_new_melds_after_opening(move, new_indices))
+        table.update((j, move.table[j]) for j in new_indices)
+    elif new_indices:
+        opening_violations, opening_table = _opening(position, move, new_indices)
+        violations.extend(opening_violations)
+        table.update(opening_table)
     hand = Counter(position.hand)
     missing = laid - hand
     if missing:
@@ -392,19 +489,19 @@ def validate_contract_move(position: Position, move: Move) -> ContractVerdict:
         hand_after=after_cards,
         hand_points_after=position.ruleset.hand_points(after_cards),
         went_out=legal and not after_cards,
-        table=tuple(table),
+        table=tuple(table[j] for j in range(len(move.table))),
     )
 
 
-def _new_melds_after_opening(move: Move, first_new: int) -> list[Violation]:
+def _new_melds_after_opening(move: Move, new_indices: Sequence[int]) -> list[Violation]:
     return [
         Violation(
             Code.TOO_MANY_NEW_MELDS,
-            f"{_meld_text(meld)} is a new meld: after the opening a player only lays cards "
-            "off onto melds on the table (C5)",
+            f"{_meld_text(move.table[index])} is a new meld: after the opening a player only "
+            "lays cards off onto melds on the table (C5)",
             "C5",
             index,
-            tuple(tc.code for tc in meld),
+            tuple(tc.code for tc in move.table[index]),
         )
-        for index, meld in enumerate(move.table[first_new:], start=first_new)
+        for index in new_indices
     ]
