@@ -3,7 +3,9 @@
 Every position/move request is parsed *before* dispatch (``convert.*_call``), so a malformed
 request is ``INVALID_ARGUMENT`` with field paths whether or not its RPC is built for the
 ruleset. Whether a ruleset's family has the RPC is the registry's answer
-(``solver.core.registry``): the rest get UNIMPLEMENTED here, before any handler runs. Each
+(``solver.core.registry``): an RPC the family refuses (carioca's CheckKnock: no knock) is
+``INVALID_ARGUMENT``, one not built yet UNIMPLEMENTED, here, before any handler runs. The
+contract family's ValidateMove and SolveMove are handled in ``service.rummy.contract``. Each
 RPC's work lives in its own module in this package, ``handle(call, request, context)``, given
 the parsed request (parsing a mid-sized position takes about half a millisecond: done once).
 """

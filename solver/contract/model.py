@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
+from ortools.util.python.sorted_interval_list import Domain
 
 from solver.contract.melds import HIGH_ACE, LOW_ACE
 from solver.core.cards import JOKER_CARD, Card, TableCard, sort_key
@@ -37,13 +38,29 @@ CARDS_WEIGHT = 100_000_000  # OBJECTIVE_MOST_CARDS: cards laid before everything
 Literal = cp_model.IntVar
 
 
+_BOOLEAN = Domain(0, 1)
+
+
 class LeanCpModel(cp_model.CpModel):
-    """A CpModel without the camelCase aliases OR-Tools makes on every instance: making
-    them costs about a millisecond, more than the rest of a carioca model; nothing here
-    calls them."""
+    """A CpModel without the camelCase aliases OR-Tools makes on every instance (making them
+    cost about a millisecond, more than the rest of a carioca model) and without variable
+    names (storing one is half of a new variable's cost). Nothing here reads either: the
+    variables are found through the tuple-keyed dicts of ``TurnModel``."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._variables_proto = self.model_proto  # a property of the C++ base: read once
 
     def _add_pre_pep8_methods(self) -> None:
         pass
+
+    def new_bool_var(self, name: str) -> cp_model.IntVar:
+        return cp_model.IntVar(self._variables_proto).with_domain(_BOOLEAN)
+
+    def new_int_var(
+        self, lb: cp_model.IntegralT, ub: cp_model.IntegralT, name: str
+    ) -> cp_model.IntVar:
+        return cp_model.IntVar(self._variables_proto).with_domain(Domain(lb, ub))
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 A move is the whole table after the play plus the discard. Each meld of the position is
 continued by one meld of the move (a lay-off, C5, or nothing): meld ``i`` by meld ``i``
-where it can be, else by the meld that holds its cards (``match_melds``); the move's other
+where it can be, else by the meld that holds its cards (``_match_melds``); the move's other
 melds are new (the opening's contract melds, C2-C4). Every rule is a small check that adds
 violations; the verdict lists them all (SPEC §4).
 """
@@ -10,7 +10,7 @@ violations; the verdict lists them all (SPEC §4).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from solver.contract.melds import (
@@ -338,7 +338,10 @@ def _continues(position: Position, old: int, after: Meld) -> bool:
     return read_continuation(position.readings[old].reading, after) is not None
 
 
-def _in_place(position: Position, move: Move, jokers_lost: bool) -> bool:
+Judge = Callable[[int, int], _Continuation]  # (position meld, move meld) -> its judgement
+
+
+def _in_place(position: Position, move: Move, judge: Judge) -> bool:
     """Does meld i of the move continue meld i of the position, for every i, faultlessly?"""
     if len(move.table) < len(position.table):
         return False
@@ -346,9 +349,7 @@ def _in_place(position: Position, move: Move, jokers_lost: bool) -> bool:
         after = move.table[old]
         if after == before:
             continue
-        if not _continues(position, old, after):
-            return False
-        if _continuation(position, old, old, after, jokers_lost).violations:
+        if not _continues(position, old, after) or judge(old, old).violations:
             return False
     return True
 
@@ -357,7 +358,7 @@ MATCH_SEARCH_NODES = 2_000  # bounds the matching search (tables hold at most 60
 UNMATCHED_COST = 1_000  # a meld of the position that no meld of the move continues
 
 
-def match_melds(position: Position, move: Move, jokers_lost: bool = False) -> dict[int, int]:
+def _match_melds(position: Position, move: Move, judge: Judge) -> dict[int, int]:
     """Which meld of the move continues each meld of the position (position index -> move
     index), so that the move may list its melds in any order.
 
@@ -367,15 +368,14 @@ def match_melds(position: Position, move: Move, jokers_lost: bool = False) -> di
     none is paired, for its report, with the unpaired move meld sharing most of its cards.
     """
     count = len(position.table)
-    if _in_place(position, move, jokers_lost):
+    if _in_place(position, move, judge):
         return {old: old for old in range(count)}  # the usual move: nothing better exists
     options: list[list[tuple[int, int]]] = []  # per position meld: (violations, move index)
     for old in range(count):
         found = []
         for index, after in enumerate(move.table):
             if _continues(position, old, after):
-                judged = _continuation(position, old, index, after, jokers_lost)
-                found.append((len(judged.violations), index))
+                found.append((len(judge(old, index).violations), index))
         found.sort(key=lambda option: (option[0], option[1] != old, option[1]))
         options.append(found)
     best: tuple[int, dict[int, int]] = (UNMATCHED_COST * (count + 1), {})
@@ -439,7 +439,15 @@ def validate_contract_move(position: Position, move: Move) -> ContractVerdict:
                 ("JK",),
             )
         )
-    pairs = match_melds(position, move, jokers_lost)
+    judged_pairs: dict[tuple[int, int], _Continuation] = {}
+
+    def judge(old: int, index: int) -> _Continuation:
+        if (old, index) not in judged_pairs:
+            after = move.table[index]
+            judged_pairs[old, index] = _continuation(position, old, index, after, jokers_lost)
+        return judged_pairs[old, index]
+
+    pairs = _match_melds(position, move, judge)
     table: dict[int, Meld] = {}
     for old, before in enumerate(position.table):
         index = pairs.get(old)
@@ -447,7 +455,7 @@ def validate_contract_move(position: Position, move: Move) -> ContractVerdict:
             violations.append(_missing_meld(before))
             continue
         after = move.table[index]
-        judged = _continuation(position, old, index, after, jokers_lost)
+        judged = judge(old, index)
         violations.extend(judged.violations)
         if not opened and judged.changed and Counter(after) != Counter(before):
             violations.append(_not_opened(index, before, after))

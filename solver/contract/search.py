@@ -119,7 +119,8 @@ def solve_contract_move(
     status_name = "UNKNOWN"
     conflicts = branches = solves = 0
     time_limited = False
-    for _ in range(max(1, max_moves)):
+    wanted = max(1, max_moves)
+    while len(moves) < wanted:
         solver = new_solver(deadline - time.perf_counter())
         status = solver.solve(turn.model)
         solves += 1
@@ -133,7 +134,8 @@ def solve_contract_move(
             status_name = solver.status_name(status)
         time_limited = time_limited or status == cp_model.FEASIBLE
         moves.append(_checked_move(position, turn, solver))
-        turn_model.exclude(turn, solver)
+        if len(moves) < wanted:
+            turn_model.exclude(turn, solver)  # the next move must differ from those found
     first = moves[0].verdict if moves else None
     objective = (len(first.played) if most_cards else first.hand_points_after) if first else 0
     stats = ContractSolveStats(
