@@ -232,12 +232,16 @@ def _add_sequence_layoffs(turn: TurnModel, index: int, reading: Reading) -> list
             turn.use(natural, literal)
             replaced.append(literal)
             laid.append(literal)
-    jokers_free = bool(replaced) or joker is not None
+    spare_jokers = data.jokers + len(replaced)  # the most jokers that can fill new places
     end_jokers: list[Literal] = []
     for side in (range(low - 1, LOW_ACE - 1, -1), range(high + 1, HIGH_ACE + 1)):
         inner: Literal | None = None  # the filled flag of the position next to the meld
+        gaps = 0  # places on this side so far that only a joker can fill
         for position in side:
             natural = Card(rank_of_position(position), suit)
+            gaps += 0 if data.hand[natural] else 1
+            if gaps > spare_jokers:
+                break  # a run cannot reach this place, nor any beyond it
             options: list[Literal] = []
             if data.hand[natural]:
                 literal = turn.new_decision(f"end_{index}_{position}")
@@ -245,13 +249,11 @@ def _add_sequence_layoffs(turn: TurnModel, index: int, reading: Reading) -> list
                 turn.use(natural, literal)
                 options.append(literal)
                 laid.append(literal)
-            if jokers_free:
+            if spare_jokers:
                 literal = turn.new_decision(f"endjk_{index}_{position}")
                 turn.end_jokers[index, position] = literal
                 end_jokers.append(literal)
                 options.append(literal)
-            if not options:
-                break  # nothing can stand here, so nothing beyond it either
             filled = model.new_bool_var(f"filled_{index}_{position}")
             model.add(sum(options) == filled)
             if inner is not None:
