@@ -166,13 +166,17 @@ def _continuation(
     return _Continuation(tuple(out), reading.normalized(after), changed, left)
 
 
+def _cards_added(before: Meld, after: Meld) -> Counter[Card]:
+    """The cards a meld gained (a joker's written value aside)."""
+    return Counter(tc.card for tc in after) - Counter(tc.card for tc in before)
+
+
 def _not_opened(index: int, before: Meld, after: Meld) -> Violation:
-    added = Counter(tc.card for tc in after) - Counter(tc.card for tc in before)
-    what = _texts(added.elements()) or "its cards"
+    added = _cards_added(before, after)
     return Violation(
         Code.NOT_OPENED,
-        f"{what} laid onto {_meld_text(before)} before opening: until the whole contract is "
-        "down a player adds to nobody's melds (C4)",
+        f"{_texts(added.elements())} laid onto {_meld_text(before)} before opening: until the "
+        "whole contract is down a player adds to nobody's melds (C4)",
         "C4",
         index,
         _codes(added.elements()),
@@ -457,7 +461,7 @@ def validate_contract_move(position: Position, move: Move) -> ContractVerdict:
         after = move.table[index]
         judged = judge(old, index)
         violations.extend(judged.violations)
-        if not opened and judged.changed and Counter(after) != Counter(before):
+        if not opened and _cards_added(before, after):
             violations.append(_not_opened(index, before, after))
         table[index] = judged.table
     continued = set(pairs.values())
