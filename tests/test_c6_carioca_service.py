@@ -236,3 +236,17 @@ def test_random_carioca_requests_are_answered_or_refused(rummy_stub: Any) -> Non
                 rummy_pb2.ValidateMoveRequest(position=position, move=solved.move), timeout=10)
             assert verdict.legal, (request, verdict.violations)
     assert answered >= REQUESTS // 2
+
+
+def test_a_tiny_time_limit_still_answers_a_legal_move(rummy_stub: Any) -> None:
+    # SPEC §5: running out of time returns the best found, never nothing: a pass with a
+    # discard is always a legal carioca turn (C6).
+    case: Case = {"hand": "8C 8D 8H 4S 5S 6S 7S 8S KD 2C 3C JK", "turn": {"deal_number": 2}}
+    position = _position_proto(case)
+    response = rummy_stub.SolveMove(
+        rummy_pb2.SolveMoveRequest(position=position, time_limit_ms=1), timeout=10)
+    assert response.moves
+    verdict = rummy_stub.ValidateMove(
+        rummy_pb2.ValidateMoveRequest(position=position, move=response.moves[0].move), timeout=10)
+    assert verdict.legal
+    assert response.optimal == (response.stats.status == "OPTIMAL")

@@ -16,7 +16,7 @@ from ortools.sat.python import cp_model
 
 from solver.contract import model as turn_model
 from solver.contract.referee import ContractVerdict, validate_contract_move
-from solver.core.cards import Card
+from solver.core.cards import Card, sort_key
 from solver.rummy.position import Move, Position
 
 SEED = 0  # a fixed random seed with one worker: the same request, the same answer (SPEC §5)
@@ -136,6 +136,11 @@ def solve_contract_move(
         moves.append(_checked_move(position, turn, solver))
         if len(moves) < wanted:
             turn_model.exclude(turn, solver)  # the next move must differ from those found
+    if not moves:
+        # The clock stopped the search before any move: the pass with the costliest discard
+        # is always legal (C6), so the answer is never empty for a hand that holds a card.
+        moves.append(_pass_with_best_discard(position))
+        status_name = "FEASIBLE"
     first = moves[0].verdict if moves else None
     objective = (len(first.played) if most_cards else first.hand_points_after) if first else 0
     stats = ContractSolveStats(
@@ -164,6 +169,16 @@ def _checked_move(
     written = replace(move, table=verdict.table)
     changed = turn_model.changed_melds(turn, solver)
     return ContractSolvedMove(written, verdict, changed, len(position.table))
+
+
+def _pass_with_best_discard(position: Position) -> ContractSolvedMove:
+    """No play, and the discard that leaves the fewest points (the first such card)."""
+    costliest = max(position.hand, key=lambda card: (position.ruleset.points(card), sort_key(card)))
+    move = Move(position.table, discard=costliest)
+    verdict = validate_contract_move(position, move)
+    if not verdict.legal:
+        raise ContractSolverError(f"a pass is illegal: {verdict.violations}")
+    return ContractSolvedMove(replace(move, table=verdict.table), verdict, (), len(position.table))
 
 
 def fewest_points_left(position: Position, time_limit_ms: int) -> tuple[int, bool]:
