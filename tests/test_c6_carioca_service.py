@@ -18,6 +18,8 @@ from carrossel.v1 import rummy_pb2
 from solver.contract.draw import decide_draw
 from solver.contract.search import solve_contract_move
 from solver.core.cards import parse_card
+from solver.core.registry import Rpc, not_served, refusal, served_rpcs
+from solver.core.rulesets import CARIOCA, CARROSSEL
 from solver.rummy.position import Turn, parse_position
 from tests.carioca_positions import layoff_position, opening_position
 from tests.test_service_errors import call_error, field_violations
@@ -250,3 +252,11 @@ def test_a_tiny_time_limit_still_answers_a_legal_move(rummy_stub: Any) -> None:
         rummy_pb2.ValidateMoveRequest(position=position, move=response.moves[0].move), timeout=10)
     assert verdict.legal
     assert response.optimal == (response.stats.status == "OPTIMAL")
+
+
+def test_the_registry_says_what_carioca_serves() -> None:
+    # The one place that answers "is this RPC served?" (solver/core/registry.py).
+    assert served_rpcs(CARIOCA) == (Rpc.VALIDATE_MOVE, Rpc.SOLVE_MOVE, Rpc.SCORE_ROUND)
+    assert refusal(CARIOCA, Rpc.CHECK_KNOCK) is not None
+    assert refusal(CARROSSEL, Rpc.CHECK_KNOCK) is None
+    assert not_served(CARIOCA, Rpc.CHECK_KNOCK) is not None
