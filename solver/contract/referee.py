@@ -428,21 +428,37 @@ def _missing_meld(before: Meld) -> Violation:
 
 def validate_contract_move(position: Position, move: Move) -> ContractVerdict:
     """Judge a carioca move (C2-C6): every violation, and the effects of the play."""
-    opened = position.turn.has_opened
-    violations = _turn_violations(position, move)
     laid, removed = _laid_cards(position, move)
     jokers_lost = removed[JOKER_CARD] > 0 or JOKER_CARD in move.to_hand
+    violations = _turn_violations(position, move)
     if jokers_lost:
-        violations.append(
-            Violation(
-                Code.WILD_TO_HAND,
-                "a joker left the table: a replaced joker stays in its sequence and never "
-                "goes to the hand (C5)",
-                "C5",
-                -1,
-                ("JK",),
-            )
-        )
+        violations.append(_joker_to_hand())
+    table_violations, table = _judge_table(position, move, jokers_lost)
+    violations.extend(table_violations)
+    hand = Counter(position.hand)
+    if missing := laid - hand:
+        violations.append(_not_in_hand(missing))
+    played = laid & hand
+    hand_after_play = hand - played
+    violations.extend(_discard_violations(move, hand_after_play))
+    hand_after = _after_discard(hand_after_play, move.discard)
+    legal = not violations
+    return ContractVerdict(
+        legal=legal,
+        violations=tuple(violations),
+        played=tuple(sorted(played.elements(), key=sort_key)),
+        hand_after=hand_after,
+        hand_points_after=position.ruleset.hand_points(hand_after),
+        went_out=legal and not hand_after,
+        table=table,
+    )
+
+
+def _judge_table(
+    position: Position, move: Move, jokers_lost: bool
+) -> tuple[list[Violation], tuple[Meld, ...]]:
+    """The violations of the table after the play, and that table written out: each meld of
+    the position continued (C4, C5), the rest new (the opening, C2-C4; none after it, C5)."""
     judged_pairs: dict[tuple[int, int], _Continuation] = {}
 
     def judge(old: int, index: int) -> _Continuation:
@@ -451,57 +467,57 @@ def validate_contract_move(position: Position, move: Move) -> ContractVerdict:
             judged_pairs[old, index] = _continuation(position, old, index, after, jokers_lost)
         return judged_pairs[old, index]
 
-    pairs = _match_melds(position, move, judge)
+    violations: list[Violation] = []
     table: dict[int, Meld] = {}
+    pairs = _match_melds(position, move, judge)
     for old, before in enumerate(position.table):
         index = pairs.get(old)
         if index is None:
             violations.append(_missing_meld(before))
             continue
-        after = move.table[index]
         judged = judge(old, index)
         violations.extend(judged.violations)
-        if not opened and _cards_added(before, after):
-            violations.append(_not_opened(index, before, after))
+        if not position.turn.has_opened and _cards_added(before, move.table[index]):
+            violations.append(_not_opened(index, before, move.table[index]))
         table[index] = judged.table
     continued = set(pairs.values())
     new_indices = [j for j in range(len(move.table)) if j not in continued]
-    if new_indices and opened:
+    if new_indices and position.turn.has_opened:
         violations.extend(_new_melds_after_opening(move, new_indices))
         table.update((j, move.table[j]) for j in new_indices)
     elif new_indices:
         opening_violations, opening_table = _opening(position, move, new_indices)
         violations.extend(opening_violations)
         table.update(opening_table)
-    hand = Counter(position.hand)
-    missing = laid - hand
-    if missing:
-        violations.append(
-            Violation(
-                Code.CARD_NOT_IN_HAND,
-                f"{_texts(missing.elements())} laid on the table but not in the hand (C6)",
-                "C6",
-                -1,
-                _codes(missing.elements()),
-            )
-        )
-    played = laid & hand
-    hand_after_play = hand - played
-    violations.extend(_discard_violations(move, hand_after_play))
-    hand_after = hand_after_play.copy()
-    if move.discard is not None and hand_after[move.discard] > 0:
-        hand_after[move.discard] -= 1
-    hand_after = +hand_after
-    legal = not violations
-    after_cards = tuple(sorted(hand_after.elements(), key=sort_key))
-    return ContractVerdict(
-        legal=legal,
-        violations=tuple(violations),
-        played=tuple(sorted(played.elements(), key=sort_key)),
-        hand_after=after_cards,
-        hand_points_after=position.ruleset.hand_points(after_cards),
-        went_out=legal and not after_cards,
-        table=tuple(table[j] for j in range(len(move.table))),
+    return violations, tuple(table[j] for j in range(len(move.table)))
+
+
+def _after_discard(hand: Counter[Card], discard: Card | None) -> tuple[Card, ...]:
+    """The hand once the discard, where it is in the hand, is gone."""
+    left = hand.copy()
+    if discard is not None and left[discard] > 0:
+        left[discard] -= 1
+    return tuple(sorted((+left).elements(), key=sort_key))
+
+
+def _joker_to_hand() -> Violation:
+    return Violation(
+        Code.WILD_TO_HAND,
+        "a joker left the table: a replaced joker stays in its sequence and never goes to "
+        "the hand (C5)",
+        "C5",
+        -1,
+        ("JK",),
+    )
+
+
+def _not_in_hand(missing: Counter[Card]) -> Violation:
+    return Violation(
+        Code.CARD_NOT_IN_HAND,
+        f"{_texts(missing.elements())} laid on the table but not in the hand (C6)",
+        "C6",
+        -1,
+        _codes(missing.elements()),
     )
 
 
