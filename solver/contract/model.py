@@ -215,27 +215,32 @@ def _add_trio_layoffs(turn: TurnModel, index: int, reading: Reading) -> list[Lit
     return laid
 
 
-def _add_sequence_layoffs(turn: TurnModel, index: int, reading: Reading) -> list[Literal]:
-    """Runs at both ends and naturals on joker places; a replaced joker moves to a new end
-    position of the same sequence, never elsewhere (C5)."""
-    data, model = turn.data, turn.model
+def _add_replacements(turn: TurnModel, index: int, reading: Reading) -> list[Literal]:
+    """A natural from the hand on a joker's place of the sequence (C5), one per place."""
     suit = reading.suit or ""
-    low, high = reading.positions[0], reading.positions[-1]
-    joker = next((c for c in data.hand if c.is_joker), None)
-    laid: list[Literal] = []
     replaced: list[Literal] = []
     for position, wild in zip(reading.positions, reading.wild, strict=True):
         natural = Card(rank_of_position(position), suit)
-        if wild and data.hand[natural]:
+        if wild and turn.data.hand[natural]:
             literal = turn.new_decision(f"replace_{index}_{position}")
             turn.replaced[index, position] = literal
             turn.use(natural, literal)
             replaced.append(literal)
-            laid.append(literal)
-    spare_jokers = data.jokers + len(replaced)  # the most jokers that can fill new places
-    end_jokers: list[Literal] = []
+    return replaced
+
+
+def _add_end_runs(
+    turn: TurnModel, index: int, reading: Reading, spare_jokers: int
+) -> tuple[list[Literal], list[Literal]]:
+    """Runs outward from both ends, each place a natural from the hand or a joker, no gap up
+    to A-low and A-high (C5). Returns (naturals laid, jokers placed)."""
+    data, model = turn.data, turn.model
+    suit = reading.suit or ""
+    naturals: list[Literal] = []
+    jokers: list[Literal] = []
+    low, high = reading.positions[0], reading.positions[-1]
     for side in (range(low - 1, LOW_ACE - 1, -1), range(high + 1, HIGH_ACE + 1)):
-        inner: Literal | None = None  # the filled flag of the position next to the meld
+        inner: Literal | None = None  # the filled flag of the place next to this one, inward
         gaps = 0  # places on this side so far that only a joker can fill
         for position in side:
             natural = Card(rank_of_position(position), suit)
@@ -248,24 +253,33 @@ def _add_sequence_layoffs(turn: TurnModel, index: int, reading: Reading) -> list
                 turn.end_naturals[index, position] = literal
                 turn.use(natural, literal)
                 options.append(literal)
-                laid.append(literal)
+                naturals.append(literal)
             if spare_jokers:
                 literal = turn.new_decision(f"endjk_{index}_{position}")
                 turn.end_jokers[index, position] = literal
-                end_jokers.append(literal)
                 options.append(literal)
+                jokers.append(literal)
             filled = model.new_bool_var(f"filled_{index}_{position}")
             model.add(sum(options) == filled)
             if inner is not None:
                 model.add_implication(filled, inner)  # a run from the meld's end: no gap
             inner = filled
+    return naturals, jokers
+
+
+def _add_sequence_layoffs(turn: TurnModel, index: int, reading: Reading) -> list[Literal]:
+    """Naturals on joker places and runs at both ends; a replaced joker moves to a new end
+    place of the same sequence, never elsewhere (C5). Returns what the meld takes."""
+    data, model = turn.data, turn.model
+    replaced = _add_replacements(turn, index, reading)
+    naturals, end_jokers = _add_end_runs(turn, index, reading, data.jokers + len(replaced))
     # Jokers at new ends are the replaced ones (which must move there) plus hand jokers.
     hand_jokers = model.new_int_var(0, data.jokers, f"hand_jokers_{index}")
     model.add(sum(end_jokers) == sum(replaced) + hand_jokers)
+    joker = next((c for c in data.hand if c.is_joker), None)
     if joker is not None:
-        turn.used.setdefault(joker, []).append((1, hand_jokers))
-    laid.append(hand_jokers)
-    return laid
+        turn.use(joker, hand_jokers)
+    return [*replaced, *naturals, hand_jokers]
 
 
 def _add_layoffs(turn: TurnModel) -> None:
