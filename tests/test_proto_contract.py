@@ -43,7 +43,7 @@ def test_services_and_methods(service: str, methods: list[str]) -> None:
 FIELDS = {
     "ListRulesetsResponse": ["rulesets", "version"],
     "ValidateMoveRequest": ["position", "move"],
-    "RummyPosition": ["ruleset", "players", "table", "hand", "turn"],
+    "RummyPosition": ["ruleset", "players", "table", "hand", "turn", "discard_top"],
     "Meld": ["cards"],
     "Turn": ["cards_drawn", "stock_empty", "has_melded_sequence", "has_opened", "deal_number"],
     "RummyMove": ["table", "to_hand", "knock", "discard"],
@@ -51,7 +51,11 @@ FIELDS = {
                              "went_out", "knock_eligible", "table"],
     "Violation": ["code", "message", "meld", "cards", "rule"],
     "SolveMoveRequest": ["position", "objective", "max_moves", "time_limit_ms"],
-    "SolveMoveResponse": ["moves", "optimal", "stats"],
+    "SolveMoveResponse": ["moves", "optimal", "stats", "take_discard_top", "draw_advice"],
+    "DrawAdvice": [
+        "discard_top", "take_discard_top", "hand_points_after_taking",
+        "hand_points_drawing_from_stock", "optimal", "reason",
+    ],
     "SolveStats": ["wall_time_ms", "status", "objective_value", "branches", "conflicts",
                    "num_solutions", "tie_break_proved"],
     "SolvedMove": ["move", "played", "hand_after", "hand_points_after", "went_out",

@@ -11,7 +11,15 @@ import grpc
 import pytest
 
 from carrossel.v1 import rummy_pb2
-from solver.core.registry import FAMILIES, SERVICE_RPCS, Rpc, not_served, served_rpcs, serves
+from solver.core.registry import (
+    FAMILIES,
+    SERVICE_RPCS,
+    Rpc,
+    not_served,
+    refusal,
+    served_rpcs,
+    serves,
+)
 from solver.core.rulesets import RULESETS, Family, Ruleset
 
 
@@ -74,6 +82,9 @@ def test_rummy_service_answers_as_the_registry_says(
     code, details = _status(getattr(rummy_stub, method), request)
     if serves(ruleset, rpc):
         assert code is not grpc.StatusCode.UNIMPLEMENTED, details
+    elif reason := refusal(ruleset, rpc):  # carioca's CheckKnock: there is no knock (C6)
+        assert code is grpc.StatusCode.INVALID_ARGUMENT
+        assert reason in details
     else:
         assert code is grpc.StatusCode.UNIMPLEMENTED
         assert details == not_served(ruleset, rpc)

@@ -7,7 +7,8 @@ melds shuffled into each other, odd turn flags, player counts and ruleset names,
 objectives, ``max_moves`` and ``time_limit_ms`` out of range. Whatever arrives:
 
 - the answer is OK, INVALID_ARGUMENT with a ``google.rpc.BadRequest`` naming the fields,
-  or UNIMPLEMENTED for carioca, never INTERNAL, UNKNOWN or a deadline missed;
+  never INTERNAL, UNKNOWN or a deadline missed (a carioca position, whose deal is
+  unset here, is INVALID_ARGUMENT: tests/test_c6_carioca_service.py fuzzes carioca);
 - every move SolveMove returns is legal for ValidateMove, with the same effects, and no two
   moves are alike (a different table or different cards played);
 - they come best first by the objective asked for, ``stats.objective_value`` is the first
@@ -127,8 +128,6 @@ def _requests() -> list[tuple[rummy_pb2.SolveMoveRequest, rummy_pb2.CheckKnockRe
 def _refused_properly(error: grpc.RpcError, ruleset: str) -> str | None:
     """None when the error is an allowed answer to a bad request, else what is wrong."""
     code = error.code()
-    if code is grpc.StatusCode.UNIMPLEMENTED and ruleset == "carioca":
-        return None
     if code is not grpc.StatusCode.INVALID_ARGUMENT:
         return f"{code.name}: {error.details()}"
     status = rpc_status.from_call(error)

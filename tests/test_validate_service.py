@@ -30,6 +30,7 @@ def request_of(case: Case) -> rummy_pb2.ValidateMoveRequest:
             table=[rummy_pb2.Meld(cards=meld) for meld in m["table"]],
             to_hand=m["to_hand"],
             knock=m["knock"],
+            discard=m["discard"],
         ),
     )
 
@@ -170,8 +171,7 @@ def test_too_many_copies_on_the_table_names_the_table(rummy_stub: Any) -> None:
 
 @pytest.mark.parametrize("deal", [0, -1, 8])
 def test_a_carioca_deal_out_of_range_is_invalid_argument(rummy_stub: Any, deal: int) -> None:
-    # C2: carioca has deals 1-7; SPEC §5: out-of-range numbers are malformed, also where
-    # the RPC itself answers UNIMPLEMENTED for carioca's well-formed requests.
+    # C2: carioca has deals 1-7; SPEC §5: out-of-range numbers are malformed.
     request = simple_request(ruleset="carioca", table=[], hand=["AH", "2H"],
                              turn=rummy_pb2.Turn(cards_drawn=1, deal_number=deal))
     found = bad_fields(rummy_stub, request)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from solver.contract.referee import ContractVerdict, validate_contract_move
+from solver.core.rulesets import Family
+from solver.rearrangement.referee import Verdict
 from solver.rearrangement.search import validate_move
 from tests.validate_vectors import Case, all_params, check, parse
 
@@ -11,7 +14,12 @@ from tests.validate_vectors import Case, all_params, check, parse
 @pytest.mark.parametrize("case", all_params())
 def test_vector(case: Case) -> None:
     parsed = parse(case)
-    verdict = validate_move(parsed.position, parsed.move)
+    contract = parsed.position.ruleset.family is Family.CONTRACT
+    verdict: Verdict | ContractVerdict = (
+        validate_contract_move(parsed.position, parsed.move)
+        if contract
+        else validate_move(parsed.position, parsed.move)
+    )
     effects = {
         "played": [c.code for c in verdict.played],
         "hand_after": [c.code for c in verdict.hand_after],
@@ -22,6 +30,6 @@ def test_vector(case: Case) -> None:
     }
     check(case, verdict.legal, [v.code.name for v in verdict.violations], effects)
     for violation in verdict.violations:
-        assert violation.rule.startswith("R"), violation
+        assert violation.rule.startswith("C" if contract else "R"), violation
         assert violation.message, violation
         assert -1 <= violation.meld < len(parsed.move.table), violation

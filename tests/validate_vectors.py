@@ -2,9 +2,10 @@
 tests/test_validate_vectors.py (solver) and tests/test_validate_service.py (gRPC).
 
 A case is a position (``ruleset``, ``players`` (default 2), ``turn``, ``table`` — melds as
-strings of codes —, ``hand``), a move (``after``, ``to_hand``, ``knock``) and ``expect``:
-``legal``, ``violations`` (the exact multiset of codes) and optional effects (``played``,
-``hand_after``, ``hand_points_after``, ``went_out``, ``knock_eligible``, ``table``).
+strings of codes —, ``hand``), a move (``after``, ``to_hand``, ``knock``, and carioca's
+``discard``) and ``expect``: ``legal``, ``violations`` (the exact multiset of codes) and
+optional effects (``played``, ``hand_after``, ``hand_points_after``, ``went_out``,
+``knock_eligible``, ``table``).
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ def move_fields(case: Case) -> dict[str, Any]:
         "table": melds(case["after"]),
         "to_hand": cards(case.get("to_hand", "")),
         "knock": case.get("knock", False),
+        "discard": case.get("discard", ""),
     }
 
 
@@ -81,7 +83,9 @@ def parse(case: Case) -> Parsed:
     p = position_fields(case)
     position = parse_position(p["ruleset"], p["players"], p["table"], p["hand"], Turn(**p["turn"]))
     m = move_fields(case)
-    return Parsed(position, parse_move(position, m["table"], m["to_hand"], m["knock"]))
+    return Parsed(
+        position, parse_move(position, m["table"], m["to_hand"], m["knock"], m["discard"])
+    )
 
 
 def check(case: Case, legal: bool, codes: list[str], effects: dict[str, Any]) -> None:

@@ -7,7 +7,7 @@ import sys
 
 from solver.core.errors import InvalidRequest
 from solver.core.registry import Rpc, serves
-from solver.core.rulesets import RULESETS
+from solver.core.rulesets import RULESETS, Family
 from solver.rummy.position import Position, Turn, parse_position
 
 
@@ -33,6 +33,17 @@ def add_position_args(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="vatikan: the player has not laid a sequence yet",
     )
+    add_contract_args(parser)
+
+
+def add_contract_args(parser: argparse.ArgumentParser) -> None:
+    """Carioca's turn: the deal (C2) and whether the player has opened (C4)."""
+    parser.add_argument("--deal", type=int, default=0, help="carioca: the deal number, 1-7")
+    parser.add_argument(
+        "--opened",
+        action="store_true",
+        help="carioca: the player has opened (default: not yet)",
+    )
 
 
 def split_melds(text: str) -> list[list[str]]:
@@ -54,19 +65,25 @@ def print_malformed(error: InvalidRequest, prefix: str) -> int:
 def position_from_args(args: argparse.Namespace) -> Position:
     """The position the options describe; raises InvalidRequest when malformed."""
     ruleset = RULESETS.get(args.ruleset)
+    contract = ruleset is not None and ruleset.family is Family.CONTRACT
     drawn = args.drawn
     if drawn is None:
-        # By default the player has drawn what a play needs (R8).
+        # By default the player has drawn what a play needs (R8); a carioca player asking
+        # about the top discard has not drawn yet (C6).
         drawn = (
             1
             if ruleset is not None and ruleset.draw_rule.value in ("one_to_three", "exactly_one")
             else 0
         )
+        if contract:
+            drawn = 0 if getattr(args, "discard_top", "") else 1
     turn = Turn(
         cards_drawn=drawn,
         stock_empty=args.stock_empty,
         has_melded_sequence=not args.no_sequence_yet,
-        has_opened=not args.not_opened,
+        # Carioca's players open during the deal (C4): not opened unless --opened.
+        has_opened=args.opened if contract else not args.not_opened,
+        deal_number=args.deal,
     )
     return parse_position(
         args.ruleset, args.players, split_melds(args.table), split_cards(args.hand), turn

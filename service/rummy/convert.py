@@ -12,8 +12,10 @@ from dataclasses import dataclass
 
 from carrossel.v1 import rummy_pb2
 from service.convert import check_code_count, codes, enum_to_proto
-from solver.core.cards import TableCard
+from solver.contract.draw import parse_discard_top
+from solver.core.cards import Card, TableCard
 from solver.core.errors import FieldProblem, InvalidRequest, ProblemCollector
+from solver.core.rulesets import Family
 from solver.core.violations import Violation
 from solver.rearrangement.search import MAX_MOVES
 from solver.rummy.position import Meld, Move, Position, Turn, parse_move, parse_position
@@ -102,10 +104,22 @@ def violation_to_proto(violation: Violation) -> rummy_pb2.Violation:
 
 @dataclass(frozen=True)
 class RummyCall:
-    """A parsed RummyService request: the position, and the move when the request has one."""
+    """A parsed RummyService request: the position, and the move when the request has one;
+    for SolveMove in carioca, the top discard the player asks about (C6)."""
 
     position: Position
     move: Move | None
+    discard_top: Card | None = None
+
+
+def _discard_top(position: Position, request_position: rummy_pb2.RummyPosition) -> Card | None:
+    """Carioca's optional ``position.discard_top``; the other families ignore the field."""
+    if position.ruleset.family is not Family.CONTRACT or not request_position.discard_top:
+        return None
+    try:
+        return parse_discard_top(position, request_position.discard_top)
+    except InvalidRequest as error:
+        raise error.prefixed("position") from error
 
 
 def _require(message_has_field: bool, field: str) -> None:
@@ -138,7 +152,7 @@ def solve_move_call(request: rummy_pb2.SolveMoveRequest) -> RummyCall:
     except InvalidRequest as error:
         errors.extend(error)
     errors.raise_if_any()
-    return RummyCall(position, None)
+    return RummyCall(position, None, _discard_top(position, request.position))
 
 
 def check_knock_call(request: rummy_pb2.CheckKnockRequest) -> RummyCall:

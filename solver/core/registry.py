@@ -9,7 +9,7 @@ one entry below.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
 
@@ -30,12 +30,14 @@ class Rpc(Enum):
 
 @dataclass(frozen=True)
 class FamilyEntry:
-    """A family's service and the RPCs of it that are built."""
+    """A family's service, the RPCs of it that are built, and those that make no sense for
+    the family (a malformed request, with the sentence that says why)."""
 
     family: Family
     service: str
     rpcs: frozenset[Rpc]
     label: str  # how a message names the family
+    refused: Mapping[Rpc, str] = field(default_factory=lambda: MappingProxyType({}))
 
 
 _RUMMY_RPCS = frozenset({Rpc.VALIDATE_MOVE, Rpc.SOLVE_MOVE, Rpc.CHECK_KNOCK, Rpc.SCORE_ROUND})
@@ -47,7 +49,16 @@ FAMILIES: Mapping[Family, FamilyEntry] = MappingProxyType(
             Family.REARRANGEMENT, "RummyService", _RUMMY_RPCS, "rearrangement rummy"
         ),
         Family.CONTRACT: FamilyEntry(
-            Family.CONTRACT, "RummyService", frozenset({Rpc.SCORE_ROUND}), "contract rummy"
+            Family.CONTRACT,
+            "RummyService",
+            frozenset({Rpc.VALIDATE_MOVE, Rpc.SOLVE_MOVE, Rpc.SCORE_ROUND}),
+            "contract rummy",
+            refused=MappingProxyType(
+                {
+                    Rpc.CHECK_KNOCK: "{ruleset} has no knock: a deal ends only by the discard "
+                    "that empties the hand (C6; the knock is carrossel's, R10)"
+                }
+            ),
         ),
         Family.FISHING: FamilyEntry(Family.FISHING, "FishingService", _FISHING_RPCS, "fishing"),
     }
@@ -72,6 +83,13 @@ def served_rpcs(ruleset: Ruleset) -> tuple[Rpc, ...]:
 def service_of(ruleset: Ruleset) -> str:
     """The gRPC service that takes this ruleset's positions."""
     return FAMILIES[ruleset.family].service
+
+
+def refusal(ruleset: Ruleset, rpc: Rpc) -> str | None:
+    """Why ``rpc`` makes no sense for ``ruleset`` (a sentence: the request is malformed),
+    or None. Carioca has no knock, so CheckKnock is refused, not unimplemented."""
+    reason = FAMILIES[ruleset.family].refused.get(rpc)
+    return reason.format(ruleset=ruleset.id) if reason is not None else None
 
 
 def not_served(ruleset: Ruleset, rpc: Rpc) -> str | None:

@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from solver.contract.melds import classify_table_meld
 from solver.core.cards import Card, TableCard, parse_card, parse_table_card
 from solver.core.errors import InvalidRequest, NotationError, ProblemCollector
 from solver.core.registry import service_of
@@ -165,6 +166,14 @@ def _report_invalid_meld(
         errors.add(f"table[{m}]", f"invalid meld on the table: {reason}")
 
 
+def _classify_table_meld(ruleset: Ruleset, meld: Meld) -> MeldClassification:
+    """A meld of the position's table. A contract game's table holds melds grown by lay-offs
+    (carioca: trios past 3 cards, sequences up to 14, C5), not the opening's exact shapes."""
+    if ruleset.contract_rules is not None:
+        return classify_table_meld(ruleset, meld)
+    return classify(ruleset, meld)
+
+
 def parse_position(
     ruleset_id: str,
     players: int,
@@ -199,7 +208,7 @@ def parse_position(
         counts.update(cards)
         specials = ((f"table[{m}].cards[{c}]", x) for c, x in enumerate(cards) if x.special)
         check_playable(ruleset, specials, errors)
-        verdict = classify(ruleset, meld)
+        verdict = _classify_table_meld(ruleset, meld)
         if not verdict.ok:
             _report_invalid_meld(ruleset, m, meld, verdict.reason, errors)
         readings.append(verdict)

@@ -4,6 +4,8 @@ Example::
 
     carrossel validate carrossel --players 2 --drawn 1 \\
         --table "7H 8S JK=9" --hand "5C 9D" --after "5C JK 7H 8S 9D"
+    carrossel validate carioca --deal 2 --hand "8C 8D 8H 4S 5S 6S 7S 8S KD" \\
+        --after "8C 8D 8H | 4S 5S 6S 7S" --discard KD
 
 Exit status: 0 legal, 1 illegal, 2 malformed input (bad code, impossible counts, ...), 3 when
 shangai or manipulation's R8 search could not be settled in 10 s (no verdict is guessed).
@@ -16,10 +18,11 @@ import sys
 
 from service.cli.commands import Subparsers
 from service.cli.position_args import print_malformed, split_cards, split_melds
+from solver.contract.referee import ContractVerdict, validate_contract_move
 from solver.core.cards import format_cards
 from solver.core.errors import InvalidRequest
 from solver.core.registry import Rpc, not_served, serves
-from solver.core.rulesets import RULESETS
+from solver.core.rulesets import RULESETS, Family
 from solver.rearrangement.referee import Verdict
 from solver.rearrangement.search import SearchUndecided, validate_move
 from solver.rummy.position import Turn, parse_move, parse_position
@@ -30,7 +33,8 @@ def register(subparsers: Subparsers) -> None:
         "validate",
         help="judge a move: `carrossel validate carrossel --table ... --hand ... --after ...`",
         description=(
-            "Judge a move of a rearrangement game (R1-R10) and print every violation. "
+            "Judge a move of a rearrangement game (R1-R10) or of carioca (C2-C6) and print "
+            "every violation. "
             "Melds are separated by '|', cards by spaces: --table \"7H 8S JK=9 | 5C 5D 5S\". "
             "Exit status: 0 legal, 1 illegal, 2 malformed input."
         ),
@@ -50,7 +54,11 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument("--knock", action="store_true", help="the player knocks (carrossel)")
     parser.add_argument("--drawn", type=int, default=0, help="cards drawn this turn")
     parser.add_argument("--stock-empty", action="store_true", help="the stock is empty")
-    parser.add_argument("--opened", action="store_true", help="rummikub: has opened already")
+    parser.add_argument(
+        "--opened", action="store_true", help="rummikub, carioca: has opened already"
+    )
+    parser.add_argument("--deal", type=int, default=0, help="carioca: the deal number, 1-7")
+    parser.add_argument("--discard", default="", help="carioca: the card discarded (C6)")
     parser.add_argument(
         "--melded-sequence", action="store_true", help="vatikan: has laid a sequence already"
     )
@@ -63,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         stock_empty=args.stock_empty,
         has_melded_sequence=args.melded_sequence,
         has_opened=args.opened,
+        deal_number=args.deal,
     )
     try:
         position = parse_position(
@@ -74,9 +83,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"{position.ruleset.id}: {reason}", file=sys.stderr)
         return 2
     try:
-        move = parse_move(position, split_melds(args.after), split_cards(args.to_hand), args.knock)
+        move = parse_move(
+            position, split_melds(args.after), split_cards(args.to_hand), args.knock, args.discard
+        )
     except InvalidRequest as error:
         return print_malformed(error, "move")
+    if position.ruleset.family is Family.CONTRACT:
+        contract_verdict = validate_contract_move(position, move)
+        print(render(contract_verdict))
+        return 0 if contract_verdict.legal else 1
     try:
         verdict = validate_move(position, move)
     except SearchUndecided as undecided:
@@ -86,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if verdict.legal else 1
 
 
-def render(verdict: Verdict) -> str:
+def render(verdict: Verdict | ContractVerdict) -> str:
     """The verdict as a player reads it."""
     lines = ["legal" if verdict.legal else "illegal"]
     lines += [f"  - {v}" for v in verdict.violations]

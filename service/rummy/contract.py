@@ -1,0 +1,115 @@
+"""RummyService.ValidateMove and SolveMove for contract rummy (carioca, C2-C7).
+
+The servicer has parsed the request and asked the registry; the rules live in
+``solver.contract``. Every solved move has been judged legal by the referee there.
+"""
+
+from __future__ import annotations
+
+import grpc
+
+from carrossel.v1 import rummy_pb2
+from service.convert import codes
+from service.limits import solve_slot, solve_time_limit_s
+from service.rummy import convert
+from solver.contract.draw import DrawDecision, decide_draw
+from solver.contract.referee import ContractVerdict, validate_contract_move
+from solver.contract.search import ContractSolvedMove, ContractSolveResult, solve_contract_move
+from solver.rummy.melds import card_text
+
+
+def verdict_to_proto(verdict: ContractVerdict) -> rummy_pb2.ValidateMoveResponse:
+    return rummy_pb2.ValidateMoveResponse(
+        legal=verdict.legal,
+        violations=[convert.violation_to_proto(v) for v in verdict.violations],
+        played=codes(verdict.played),
+        hand_after=codes(verdict.hand_after),
+        hand_points_after=verdict.hand_points_after,
+        went_out=verdict.went_out,
+        knock_eligible=False,
+        table=convert.table_to_proto(verdict.table),
+    )
+
+
+def validate(
+    call: convert.RummyCall, request: rummy_pb2.ValidateMoveRequest, context: grpc.ServicerContext
+) -> rummy_pb2.ValidateMoveResponse:
+    """Judge a carioca move: every violation, and the effects of the play and discard."""
+    assert call.move is not None  # validate_move_call always parses the move
+    return verdict_to_proto(validate_contract_move(call.position, call.move))
+
+
+def solved_move_to_proto(solved: ContractSolvedMove) -> rummy_pb2.SolvedMove:
+    verdict = solved.verdict
+    return rummy_pb2.SolvedMove(
+        move=convert.move_to_proto(solved.move),
+        played=codes(verdict.played),
+        hand_after=codes(verdict.hand_after),
+        hand_points_after=verdict.hand_points_after,
+        went_out=verdict.went_out,
+        knock_eligible=False,
+        melds_changed=solved.melds_changed,
+    )
+
+
+def _result_to_proto(result: ContractSolveResult) -> rummy_pb2.SolveMoveResponse:
+    stats = result.stats
+    return rummy_pb2.SolveMoveResponse(
+        moves=[solved_move_to_proto(m) for m in result.moves],
+        optimal=result.optimal,
+        stats=rummy_pb2.SolveStats(
+            wall_time_ms=stats.wall_time_ms,
+            status=stats.status,
+            objective_value=stats.objective_value,
+            branches=stats.branches,
+            conflicts=stats.conflicts,
+            num_solutions=len(result.moves),
+            # The objective holds the tie-breaks (jokers spent, melds changed): an optimal
+            # first move is optimal in them too.
+            tie_break_proved=bool(result.moves) and result.optimal,
+            time_limited=stats.time_limited,
+        ),
+    )
+
+
+def draw_reason(decision: DrawDecision) -> str:
+    """What to draw, and why, in a sentence."""
+    card = card_text(decision.card)
+    if decision.take:
+        return (
+            f"take {card}: the best turn with it leaves {decision.points_after_taking} points, "
+            f"drawing from the stock leaves {decision.points_without} (C6, C7)"
+        )
+    return (
+        f"draw from the stock: taking {card} leaves {decision.points_after_taking} points at "
+        f"best, no fewer than the {decision.points_without} left without it (C6, C7)"
+    )
+
+
+def solve(
+    call: convert.RummyCall, request: rummy_pb2.SolveMoveRequest, context: grpc.ServicerContext
+) -> rummy_pb2.SolveMoveResponse:
+    """The best carioca turns, best first; with ``discard_top``, also the draw decision."""
+    most_cards = request.objective == rummy_pb2.OBJECTIVE_MOST_CARDS
+    limit_ms = int(solve_time_limit_s(request.time_limit_ms, context) * 1000)
+    max_moves = request.max_moves or 1
+    with solve_slot(context):
+        if call.discard_top is None:
+            return _result_to_proto(
+                solve_contract_move(call.position, max_moves, limit_ms, most_cards)
+            )
+        drawn = decide_draw(call.position, call.discard_top, max_moves, limit_ms, most_cards)
+    response = _result_to_proto(drawn.solved)
+    decision = drawn.decision
+    response.take_discard_top = decision.take
+    response.draw_advice.CopyFrom(
+        rummy_pb2.DrawAdvice(
+            discard_top=decision.card.code,
+            take_discard_top=decision.take,
+            hand_points_after_taking=decision.points_after_taking,
+            hand_points_drawing_from_stock=decision.points_without,
+            optimal=decision.proved,
+            reason=draw_reason(decision),
+        )
+    )
+    return response
