@@ -49,6 +49,9 @@ def handle(
     )
     if reach.witness is not None:
         response.witness.CopyFrom(convert.move_to_proto(reach.witness.move))
+    if reach.knock_witness is not None:
+        response.knock_witness.CopyFrom(convert.move_to_proto(reach.knock_witness.move))
+        response.knock_hand_points = reach.knock_witness.verdict.hand_points_after
     if not threshold:
         response.reason = f"there is no knock in {position.ruleset.id} (R10)"
     elif reach.best_hand_points is None:

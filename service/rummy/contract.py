@@ -16,6 +16,7 @@ from solver.contract.draw import DrawDecision, decide_draw
 from solver.contract.referee import ContractVerdict, validate_contract_move
 from solver.contract.search import ContractSolvedMove, ContractSolveResult, solve_contract_move
 from solver.rummy.melds import card_text
+from solver.rummy.position import Meld
 
 
 def verdict_to_proto(verdict: ContractVerdict) -> rummy_pb2.ValidateMoveResponse:
@@ -39,8 +40,15 @@ def validate(
     return verdict_to_proto(validate_contract_move(call.position, call.move))
 
 
-def solved_move_to_proto(solved: ContractSolvedMove) -> rummy_pb2.SolvedMove:
+def solved_move_to_proto(
+    solved: ContractSolvedMove, before: tuple[Meld, ...]
+) -> rummy_pb2.SolvedMove:
+    """One carioca move; meld i of the move continues meld i of the table (lay-offs), and the
+    melds past the table's are the opening's."""
     verdict = solved.verdict
+    after = solved.move.table
+    changed = [i for i, meld in enumerate(before) if i >= len(after) or after[i] != meld]
+    new = [*changed, *range(len(before), len(after))]
     return rummy_pb2.SolvedMove(
         move=convert.move_to_proto(solved.move),
         played=codes(verdict.played),
@@ -49,13 +57,17 @@ def solved_move_to_proto(solved: ContractSolvedMove) -> rummy_pb2.SolvedMove:
         went_out=verdict.went_out,
         knock_eligible=False,
         melds_changed=solved.melds_changed,
+        changed_melds=changed,
+        new_melds=[j for j in new if j < len(after)],
     )
 
 
-def _result_to_proto(result: ContractSolveResult) -> rummy_pb2.SolveMoveResponse:
+def _result_to_proto(
+    result: ContractSolveResult, before: tuple[Meld, ...]
+) -> rummy_pb2.SolveMoveResponse:
     stats = result.stats
     return rummy_pb2.SolveMoveResponse(
-        moves=[solved_move_to_proto(m) for m in result.moves],
+        moves=[solved_move_to_proto(m, before) for m in result.moves],
         optimal=result.optimal,
         stats=rummy_pb2.SolveStats(
             wall_time_ms=stats.wall_time_ms,
@@ -96,10 +108,11 @@ def solve(
     with solve_slot(context):
         if call.discard_top is None:
             return _result_to_proto(
-                solve_contract_move(call.position, max_moves, limit_ms, most_cards)
+                solve_contract_move(call.position, max_moves, limit_ms, most_cards),
+                call.position.table,
             )
         drawn = decide_draw(call.position, call.discard_top, max_moves, limit_ms, most_cards)
-    response = _result_to_proto(drawn.solved)
+    response = _result_to_proto(drawn.solved, call.position.table)
     decision = drawn.decision
     response.take_discard_top = decision.take
     response.draw_advice.CopyFrom(

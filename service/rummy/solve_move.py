@@ -15,6 +15,9 @@ from service.convert import codes
 from service.limits import solve_slot, solve_time_limit_s
 from service.rummy import convert
 from solver.rearrangement.search import Objective, SolvedMove, solve_move
+from solver.rearrangement.turns import draw_violations
+from solver.rummy.position import Position
+from solver.rummy.table_change import changed_indices
 
 _OBJECTIVES = {
     rummy_pb2.OBJECTIVE_MOST_CARDS: Objective.MOST_CARDS,
@@ -23,9 +26,10 @@ _OBJECTIVES = {
 }
 
 
-def solved_move_to_proto(solved: SolvedMove) -> rummy_pb2.SolvedMove:
-    """One solved move with its effects."""
+def solved_move_to_proto(solved: SolvedMove, position: Position) -> rummy_pb2.SolvedMove:
+    """One solved move with its effects, and which melds it changes (for a UI to highlight)."""
     verdict = solved.verdict
+    changed, new = changed_indices(position, verdict.table)
     return rummy_pb2.SolvedMove(
         move=convert.move_to_proto(solved.move),
         played=codes(verdict.played),
@@ -34,7 +38,25 @@ def solved_move_to_proto(solved: SolvedMove) -> rummy_pb2.SolvedMove:
         went_out=verdict.went_out,
         knock_eligible=verdict.knock_eligible,
         melds_changed=solved.melds_changed,
+        changed_melds=changed,
+        new_melds=new,
     )
+
+
+def no_play_explained(position: Position, proved: bool) -> tuple[list[rummy_pb2.Violation], str]:
+    """Why SolveMove found no move: the draw rule forbids a play this turn (R8, the
+    violations ValidateMove gives any play), or no hand card can be laid, or time ran out."""
+    violations = draw_violations(position)
+    if violations:
+        reason = "no play is allowed this turn: " + "; ".join(v.message for v in violations)
+    elif proved:
+        reason = (
+            "no legal play exists: no card of the hand can be laid on this table, alone or "
+            "with a rearrangement, without breaking a rule; draw or pass"
+        )
+    else:
+        reason = "no legal play was found before the time limit; none is proved impossible"
+    return [convert.violation_to_proto(v) for v in violations], reason
 
 
 def handle(
@@ -46,8 +68,8 @@ def handle(
     with solve_slot(context):
         result = solve_move(call.position, objective, request.max_moves or 1, limit_ms)
     stats = result.stats
-    return rummy_pb2.SolveMoveResponse(
-        moves=[solved_move_to_proto(m) for m in result.moves],
+    response = rummy_pb2.SolveMoveResponse(
+        moves=[solved_move_to_proto(m, call.position) for m in result.moves],
         optimal=result.optimal,
         stats=rummy_pb2.SolveStats(
             wall_time_ms=stats.wall_time_ms,
@@ -60,3 +82,8 @@ def handle(
             time_limited=stats.time_limited,
         ),
     )
+    if not result.moves:
+        violations, reason = no_play_explained(call.position, result.optimal)
+        response.no_play_violations.extend(violations)
+        response.no_play_reason = reason
+    return response

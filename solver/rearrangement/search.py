@@ -329,6 +329,7 @@ class KnockReach:
     witness: SolvedMove | None
     optimal: bool
     time_limited: bool = False  # as SolveStats.time_limited, for either question
+    knock_witness: SolvedMove | None = None  # the fewest points among plays that may knock
 
 
 def knock_reach(position: Position, time_limit_ms: int = DEFAULT_TIME_LIMIT_MS) -> KnockReach:
@@ -345,41 +346,49 @@ def knock_reach(position: Position, time_limit_ms: int = DEFAULT_TIME_LIMIT_MS) 
     can_go_out = top.verdict.went_out
     witness = top
     can_knock = top.verdict.knock_eligible
+    knock_witness = top if can_knock else None  # the fewest points of all: of knocks too
     optimal = best.optimal
     if rs.knock_threshold and can_go_out:
         # Going out leaves 0 points; a knock needs a hand worth 1..threshold after a play.
         left_ms = max(round((deadline - time.monotonic()) * 1000.0), 1)
-        found, settled, cut = _knock_play_exists(position, left_ms)
+        knock_witness, settled, cut = _fewest_points_knock(position, left_ms)
         optimal = optimal and settled
-        can_knock = can_knock or found
+        can_knock = can_knock or knock_witness is not None
         time_limited = time_limited or cut
-    return KnockReach(points, can_knock, can_go_out, witness, optimal, time_limited)
+    return KnockReach(
+        points, can_knock, can_go_out, witness, optimal, time_limited, knock_witness
+    )
 
 
-def _knock_play_exists(position: Position, time_limit_ms: int) -> tuple[bool, bool, bool]:
-    """Does some play leave 1..threshold points (R10)? Any such play answers it, so this is
-    a search for one, not for the best: on large tables where the hand can go out it is
-    several times faster than the lowest total above 0 (docs/solver.md). Returns whether
-    one was found (and re-checked by ``validate_move``), whether the answer is settled, and
+def _fewest_points_knock(
+    position: Position, time_limit_ms: int
+) -> tuple[SolvedMove | None, bool, bool]:
+    """The play that leaves the fewest points among those leaving 1..threshold (R10): the
+    knock witness where the hand can also go out. Returns it (re-checked by the referee) or
+    None, whether "can a play knock?" is settled (one found, or none proved), and
     whether the clock stopped a solve (``SolveStats.time_limited``)."""
     budget = Budget(time_limit_ms)
     tm, oracle = _turn_model(position, budget)
     tm.model.add(tm.variables.hand_points_after >= 1)
     tm.model.add(tm.variables.hand_points_after <= position.ruleset.knock_threshold)
+    tm.model.minimize(tm.variables.hand_points_after)
     solver, status = tries.solve_primary(
         tm.model,
-        True,
+        False,
         budget,
+        tm.variables.hand_points_after,
         probe_last=tm.data.wild_runs_possible,
         third_round=position.ruleset.rearrangement.add_must_be_maximal,
     )
     budget.record(solver, status, primary=False)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return False, status == cp_model.INFEASIBLE, budget.time_limited
+        return None, status == cp_model.INFEASIBLE, budget.time_limited
     move = rebuild_move(tm, solver)
     play = _checked(position, move, oracle)
     if not play.verdict.knock_eligible:
         raise SolverError(
             f"the solver's knock play leaves {play.verdict.hand_points_after} points (R10)"
         )
-    return True, True, budget.time_limited
+    # Whether a knock is reachable is settled by any such play; ``optimal`` speaks of
+    # best_hand_points, not of the witness being the very fewest.
+    return play, True, budget.time_limited

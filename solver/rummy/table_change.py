@@ -100,3 +100,24 @@ def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tup
         else:
             flags.append(True)
     return sum(before.values()), tuple(flags)
+
+
+def changed_indices(
+    position: Position, table: tuple[Meld, ...]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The melds before that the table after does not keep (indices into the position's
+    table) and the melds after that are not kept ones (indices into ``table``), by the same
+    identity as ``changed_melds``: a meld before is kept by the first meld after of the very
+    same cards, its wilds standing for the same ranks."""
+    waiting: dict[object, list[int]] = {}
+    for m, reading in enumerate(position.readings):
+        waiting.setdefault(_before_key(reading), []).append(m)
+    new: list[int] = []
+    for j, meld in enumerate(table):
+        kept = waiting.get(stands_key((tc.card, tc.value) for tc in meld))
+        if kept:
+            kept.pop(0)
+        else:
+            new.append(j)
+    changed = sorted(m for indices in waiting.values() for m in indices)
+    return tuple(changed), tuple(new)
