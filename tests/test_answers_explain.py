@@ -83,3 +83,45 @@ def test_check_knock_gives_a_knock_witness_beside_the_going_out_one(rummy_stub: 
         timeout=30,
     )
     assert verdict.legal and verdict.knock_eligible and verdict.hand_points_after == 2
+
+
+def _violations(stub: Any, ruleset: str, table: list[list[str]], hand: list[str],
+                after: list[list[str]], drawn: int = 0) -> list[Any]:
+    answer = stub.ValidateMove(
+        rummy_pb2.ValidateMoveRequest(
+            position=_position(ruleset, table, hand, drawn=drawn),
+            move=rummy_pb2.RummyMove(table=[rummy_pb2.Meld(cards=m) for m in after]),
+        ),
+        timeout=30,
+    )
+    assert not answer.legal
+    return list(answer.violations)
+
+
+def test_an_invalid_meld_says_what_would_make_it_valid(rummy_stub: Any) -> None:
+    """R2: sequences are written ascending; shangai's ace is low only, manipulation's high
+    only. The prose counts melds from 1, the ``meld`` field from 0, and ``rule`` is the
+    ruling the sentence cites."""
+    found = _violations(rummy_stub, "carrossel", [["KS", "KD", "KH"]], ["7H", "8H", "9H"],
+                        [["KS", "KD", "KH"], ["9H", "8H", "7H"]], drawn=1)
+    invalid = next(v for v in found if v.code == rummy_pb2.VIOLATION_CODE_INVALID_MELD)
+    assert invalid.meld == 1 and invalid.message.startswith("The 2nd meld is not valid")
+    assert invalid.message.endswith("sequences are written ascending: 7H 8H 9H")
+    assert invalid.rule == "R2" and "(R2, R3)" in invalid.message
+    shangai = _violations(rummy_stub, "shangai", [], ["QH", "KS", "AS"], [["QH", "KS", "AS"]])
+    assert "the ace is low only in Shangai" in shangai[0].message
+    manipulation = _violations(rummy_stub, "manipulation", [], ["AH", "2S", "3S"],
+                               [["AH", "2S", "3S"]])
+    assert "the ace is high only in Manipulation" in manipulation[0].message
+
+
+def test_must_play_and_add_not_maximal_name_the_play_that_exists(rummy_stub: Any) -> None:
+    """Seed 000 (shangai): with 8-9-10 on the table and 7 and J in hand, both must go (R8)."""
+    table = [["8H", "9S", "10D"]]
+    hand = ["7C", "JH", "2S"]
+    add = _violations(rummy_stub, "shangai", table, hand, [["7C", "8H", "9S", "10D"]])
+    assert [v.code for v in add] == [rummy_pb2.VIOLATION_CODE_ADD_NOT_MAXIMAL]
+    assert add[0].message.endswith("for example 7C JH laid as 7C 8H 9S 10D JH")
+    passing = _violations(rummy_stub, "shangai", table, hand, table)
+    assert [v.code for v in passing] == [rummy_pb2.VIOLATION_CODE_MUST_PLAY]
+    assert "for example 7C JH laid as 7C 8H 9S 10D JH" in passing[0].message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import subprocess
@@ -61,3 +62,19 @@ def test_grpcurl_malformed_request(server_port: int) -> None:
     documented = re.search(r"```text\n(ERROR:.*?)```", README, flags=re.DOTALL)
     assert documented is not None
     assert done.stderr.strip() == documented.group(1).strip()
+
+
+def test_two_answers_in_full_print_as_shown(server_port: int) -> None:
+    """The README's ValidateMove and SolveMove answers, printed with -emit-defaults, are what
+    the server answers (all but the solve's wall time)."""
+    shown = blocks("console")
+    assert len(shown) == 2
+    for block in shown:
+        command, expected = block.split("\n", 1)
+        done = run_block(command.removeprefix("$ "), server_port)
+        assert done.returncode == 0, done.stderr
+        got = json.loads(done.stdout)
+        want = json.loads(expected)
+        if "stats" in want:
+            got["stats"]["wall_time_ms"] = want["stats"]["wall_time_ms"]
+        assert got == want

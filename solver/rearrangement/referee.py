@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from solver.core.cards import Card, TableCard, sort_key
+from solver.core.rulesets import Ruleset
 from solver.core.violations import Violation, ViolationCode
 from solver.rearrangement.turns import (
     PlacedOracle,
@@ -51,7 +52,10 @@ from solver.rummy.melds import (
     MeldKind,
     Reading,
     ambiguity_reason,
+    cited_rule,
     classify,
+    ordinal,
+    repair_hint,
 )
 from solver.rummy.position import Meld, Move, Position
 from solver.rummy.table_change import TableChange, table_change
@@ -107,7 +111,7 @@ def judge_move(
     violations = conservation_violations(position, move, flow)
 
     verdicts = [classify(ruleset, meld) for meld in move.table]
-    violations.extend(_invalid_melds(verdicts))
+    violations.extend(_invalid_melds(position.ruleset, verdicts))
     change = table_change(ruleset, position.table, move.table)
     played_count = flow.played_count
     chosen, ambiguous = _read_table(position, move, flow, verdicts, change, played_count)
@@ -171,15 +175,19 @@ def _as_read(
     )
 
 
-def _invalid_melds(verdicts: Sequence[MeldClassification]) -> list[Violation]:
+def _invalid_melds(ruleset: Ruleset, verdicts: Sequence[MeldClassification]) -> list[Violation]:
+    """Every meld of the move that is no meld, with what would fix it when that is obvious;
+    the ruling is the one its reason cites (R2 sequences, R3 groups, R4 wilds)."""
     out: list[Violation] = []
     for j, verdict in enumerate(verdicts):
         if not verdict.ok and not verdict.ambiguous:
+            hint = repair_hint(ruleset, verdict.cards)
             out.append(
                 Violation(
                     ViolationCode.INVALID_MELD,
-                    f"Meld {j} is not valid: {verdict.reason}",
-                    "R6",
+                    f"The {ordinal(j + 1)} meld is not valid: {verdict.reason}"
+                    + (f"; {hint}" if hint else ""),
+                    cited_rule(verdict.reason, "R6"),
                     j,
                     tuple(tc.code for tc in verdict.cards),
                 )
@@ -294,7 +302,7 @@ def _ambiguity(
     return [
         Violation(
             ViolationCode.AMBIGUOUS_MELD,
-            f"Meld {j}: "
+            f"The {ordinal(j + 1)} meld: "
             + (
                 verdicts[j].reason
                 or ambiguity_reason(verdicts[j].cards, [r for r in options[j] if r is not None])

@@ -11,6 +11,7 @@ Every move returned here has been re-checked by ``validate_move``; a disagreemen
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ from ortools.sat.python import cp_model
 
 from solver.core.cards import format_cards
 from solver.core.rulesets import Ruleset
+from solver.core.violations import Violation, ViolationCode
 from solver.rearrangement import tries
 from solver.rearrangement.budget import Budget
 from solver.rearrangement.identity import TableKey, forbid, table_key
@@ -28,7 +30,7 @@ from solver.rearrangement.trades import lay_again
 from solver.rearrangement.tries import Objective
 from solver.rearrangement.turns import PlacedOracle, draw_violations
 from solver.rummy.position import Move, Position
-from solver.rummy.table_change import changed_melds
+from solver.rummy.table_change import changed_indices, changed_melds
 
 __all__ = [
     "DEFAULT_TIME_LIMIT_MS",
@@ -131,9 +133,62 @@ def validate_move(
     questions (R8); by default ``max_cards_placed``. With ``search_rules=False`` those two
     rules (MUST_PLAY, ADD_NOT_MAXIMAL) are not checked (``referee.judge_move``).
     """
-    return judge_move(
+    verdict = judge_move(
         position, move, max_placed=max_placed or max_cards_placed, search_rules=search_rules
     )
+    if any(v.code in _NAMED_PLAYS for v in verdict.violations):
+        verdict = _name_the_play(position, verdict)
+    return verdict
+
+
+_NAMED_PLAYS = {
+    ViolationCode.MUST_PLAY: None,  # any play: the rule's own new-meld limit
+    ViolationCode.ADD_NOT_MAXIMAL: 0,  # an add: no net new meld
+}
+WITNESS_TIME_LIMIT_MS = 2000
+"""Time for finding the play that MUST_PLAY or ADD_NOT_MAXIMAL says exists (R8)."""
+
+
+def _name_the_play(position: Position, verdict: Verdict) -> Verdict:
+    """MUST_PLAY and ADD_NOT_MAXIMAL say which play exists: its cards and the melds they go
+    to, as a largest such play lays them (R8)."""
+    named: list[Violation] = []
+    for violation in verdict.violations:
+        if violation.code not in _NAMED_PLAYS:
+            named.append(violation)
+            continue
+        limit = _NAMED_PLAYS[violation.code]
+        if limit is None:
+            limit = position.ruleset.rearrangement.max_new_melds
+        example = _largest_play(position, limit)
+        named.append(
+            violation
+            if example is None
+            else dataclasses.replace(
+                violation, message=f"{violation.message}; for example {example}"
+            )
+        )
+    return dataclasses.replace(verdict, violations=tuple(named))
+
+
+def _largest_play(position: Position, max_new_melds: int | None) -> str | None:
+    """A play placing the most hand cards with at most ``max_new_melds`` net new melds, as
+    text (its cards, then the melds they go to); None when none was found in time."""
+    budget = Budget(WITNESS_TIME_LIMIT_MS)
+    tm = TurnModel(position, turn_options(position, max_new_melds, None))
+    tm.model.maximize(tm.variables.played)
+    solver, status = tries.solve_primary(
+        tm.model, True, budget, tm.variables.played, probe_last=tm.data.wild_runs_possible
+    )
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return None
+    move = rebuild_move(tm, solver)
+    play = judge_move(position, move, max_placed=_no_add, search_rules=False)
+    if not play.legal or not play.played:
+        return None
+    _, new = changed_indices(position, play.table)
+    melds = " | ".join(" ".join(tc.code for tc in play.table[j]) for j in new)
+    return f"{format_cards(play.played)} laid as {melds}"
 
 
 def _max_played(position: Position, max_new_melds: int | None, budget: Budget) -> int:
@@ -355,9 +410,7 @@ def knock_reach(position: Position, time_limit_ms: int = DEFAULT_TIME_LIMIT_MS) 
         optimal = optimal and settled
         can_knock = can_knock or knock_witness is not None
         time_limited = time_limited or cut
-    return KnockReach(
-        points, can_knock, can_go_out, witness, optimal, time_limited, knock_witness
-    )
+    return KnockReach(points, can_knock, can_go_out, witness, optimal, time_limited, knock_witness)
 
 
 def _fewest_points_knock(

@@ -10,13 +10,14 @@ is a group of 2s, not a sequence of two wild 2s around a natural one (docs/rules
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
 from solver.core.cards import SUIT_GLYPHS, SUITS, Card, TableCard, WildValue, rank_name
-from solver.core.rulesets import Ruleset, SuitRule, rank_of_position
+from solver.core.rulesets import AceRule, Ruleset, SuitRule, rank_of_position
 
 CLASSIFY_CACHE_SIZE = 16384  # melds: about 1 KB each, so some 16 MB when full
 
@@ -386,3 +387,49 @@ def _diagnose(ruleset: Ruleset, meld: tuple[TableCard, ...]) -> str:
 
 def _suit_clash(card: Card, naturals: list[Card]) -> bool:
     return sum(1 for c in naturals if c.suit == card.suit) > 1
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``11th``, ``22nd``: how prose counts melds (from 1)."""
+    if 10 <= n % 100 <= 20:
+        return f"{n}th"
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th') }"
+
+
+_CITED = re.compile(r"\((R\d+|C\d+|F\d+)")
+
+
+def cited_rule(reason: str, default: str) -> str:
+    """The first ruling a reason cites (``(R2, R3)`` -> ``R2``), so a violation's ``rule``
+    agrees with its sentence; ``default`` where the reason cites none."""
+    found = _CITED.search(reason)
+    return found.group(1) if found else default
+
+
+def repair_hint(ruleset: Ruleset, cards: Sequence[TableCard]) -> str:
+    """What would make an invalid meld of natural cards valid, when that is obvious: the
+    same cards written ascending, or the ace where this ruleset allows it (R2). Empty when
+    nothing obvious would."""
+    if any(tc.value is not None or not tc.card.is_ordinary for tc in cards) or len(cards) < 3:
+        return ""
+    naturals = [tc.card for tc in cards]
+    ranks = {c.rank for c in naturals}
+    if len(ranks) != len(naturals):
+        return ""
+    ace = ruleset.melds.ace
+    if 1 in ranks and _consecutive(ranks, ace_high=True) and ace is AceRule.LOW_ONLY:
+        return f"the ace is low only in {ruleset.name}: Q-K-A is no sequence here (R2)"
+    if 1 in ranks and _consecutive(ranks, ace_high=False) and ace is AceRule.HIGH_ONLY:
+        return f"the ace is high only in {ruleset.name}: A-2-3 is no sequence here (R2)"
+    for ace_high in (False, True):
+        ordered = sorted(
+            cards, key=lambda tc: 14 if ace_high and tc.card.rank == 1 else tc.card.rank
+        )
+        if list(ordered) != list(cards) and classify(ruleset, tuple(ordered)).ok:
+            return f"sequences are written ascending: {_codes(ordered)}"
+    return ""
+
+
+def _consecutive(ranks: set[int], ace_high: bool) -> bool:
+    positions = sorted(14 if ace_high and r == 1 else r for r in ranks)
+    return positions == list(range(positions[0], positions[0] + len(positions)))
