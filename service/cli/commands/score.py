@@ -14,6 +14,7 @@ from service.cli.commands import Subparsers
 from solver.core.errors import InvalidRequest
 from solver.core.rulesets import RULESETS, Family
 from solver.rummy.scoring import RoundScore, ScoreLine, parse_round, parse_round_end, score_round
+from solver.rummy.scoring.types import RoundEnd
 from solver.rummy.scoring.text import seat
 
 _RUMMY = ", ".join(r.id for r in RULESETS.values() if r.family is not Family.FISHING)
@@ -30,7 +31,8 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--end",
         required=True,
-        help="how the round ended: went-out, knock or stock-exhausted "
+        help="how the round ended: went out, knock or stock exhausted (spaces, '-' or '_'; "
+        "any case) "
         "(carioca: stock-exhausted is a void deal, C8)",
     )
     parser.add_argument(
@@ -64,8 +66,21 @@ def split_hands(text: str) -> list[list[str]]:
     return hands
 
 
+# Spellings a player types that the solver's short list lacks: the past tense and the
+# proto's enum names (``ROUND_END_WENT_OUT``, what grpcurl shows).
+_END_ALIASES = {"knocked": "knock", "gone_out": "went_out", "go_out": "went_out"}
+
+
+def round_end(text: str) -> RoundEnd | None:
+    """``--end`` in any spelling its error message suggests: ``went out``, ``went-out``,
+    ``went_out``, ``WENT_OUT``, ``ROUND_END_KNOCK``, ``stock exhausted``...; None when unknown."""
+    words = "_".join(text.strip().lower().replace("-", " ").replace("_", " ").split())
+    words = words.removeprefix("round_end_")
+    return parse_round_end(_END_ALIASES.get(words, words))
+
+
 def run(args: argparse.Namespace) -> int:
-    end = parse_round_end(args.end)
+    end = round_end(args.end)
     hands = split_hands(args.hands)
     try:
         round_ = parse_round(
