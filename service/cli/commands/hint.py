@@ -16,6 +16,7 @@ import argparse
 
 from service.cli.commands import Subparsers
 from service.cli.position_args import (
+    DEFAULTS_TEXT,
     add_position_args,
     position_from_args,
     print_malformed,
@@ -35,7 +36,7 @@ def register(subparsers: Subparsers) -> None:
         "hint",
         help="best moves: `carrossel hint carrossel --table ... --hand ... -n 3`",
         description="Find the best legal moves of a rearrangement game or of carioca with the "
-        "CP-SAT solver.",
+        "CP-SAT solver. " + DEFAULTS_TEXT,
     )
     add_position_args(parser)
     parser.add_argument(

@@ -14,8 +14,8 @@ from service.cli.commands import Subparsers
 from solver.core.errors import InvalidRequest
 from solver.core.rulesets import RULESETS, Family
 from solver.rummy.scoring import RoundScore, ScoreLine, parse_round, parse_round_end, score_round
-from solver.rummy.scoring.types import RoundEnd
 from solver.rummy.scoring.text import seat
+from solver.rummy.scoring.types import RoundEnd
 
 _RUMMY = ", ".join(r.id for r in RULESETS.values() if r.family is not Family.FISHING)
 
