@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 
+from carrossel.v1 import rummy_pb2
 from service.cli.commands import Subparsers
 from service.cli.position_args import (
     DEFAULTS_TEXT,
@@ -21,6 +22,8 @@ from service.cli.position_args import (
     position_from_args,
     print_malformed,
 )
+from service.cli.rpc import call_rpc, position_to_proto, print_json
+from service.rummy import RummyServicer
 from solver.contract.draw import DrawDecision, decide_draw, parse_discard_top
 from solver.contract.search import ContractSolveResult, solve_contract_move
 from solver.core.cards import format_cards
@@ -54,10 +57,13 @@ def register(subparsers: Subparsers) -> None:
         default="",
         help="carioca: the top discard, before the draw: take it or draw from the stock? (C6)",
     )
+    parser.add_argument("--json", action="store_true", help="print SolveMoveResponse as JSON")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.json:
+        return run_json(args)
     try:
         position = position_from_args(args)
     except InvalidRequest as error:
@@ -71,6 +77,26 @@ def run(args: argparse.Namespace) -> int:
     result = solve_move(position, objective, max(1, args.n), args.time_limit_ms)
     print(render(result))
     return 0 if result.moves else 1
+
+
+def run_json(args: argparse.Namespace) -> int:
+    """The service's SolveMove answer, as grpcurl prints it."""
+    objective = (
+        rummy_pb2.Objective.Value(f"OBJECTIVE_{args.objective.upper()}")
+        if args.objective
+        else rummy_pb2.OBJECTIVE_UNSPECIFIED
+    )
+    request = rummy_pb2.SolveMoveRequest(
+        position=position_to_proto(args),
+        objective=objective,
+        max_moves=max(1, args.n),
+        time_limit_ms=args.time_limit_ms,
+    )
+    answer = call_rpc(RummyServicer().SolveMove, request)
+    if isinstance(answer, int):
+        return answer
+    print_json(answer)
+    return 0 if answer.moves else 1
 
 
 def run_contract(args: argparse.Namespace, position: Position) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from carrossel.v1 import rummy_pb2
 from service.cli.commands import Subparsers
 from service.cli.position_args import (
     DEFAULTS_TEXT,
@@ -25,6 +26,8 @@ from service.cli.position_args import (
     split_cards,
     split_melds,
 )
+from service.cli.rpc import call_rpc, move_to_proto, position_to_proto, print_json
+from service.rummy import RummyServicer
 from solver.contract.referee import ContractVerdict, validate_contract_move
 from solver.core.cards import format_cards
 from solver.core.errors import InvalidRequest
@@ -51,10 +54,13 @@ def register(subparsers: Subparsers) -> None:
     )
     parser.add_argument("--knock", action="store_true", help="the player knocks (carrossel)")
     parser.add_argument("--discard", default="", help="carioca: the card discarded (C6)")
+    parser.add_argument("--json", action="store_true", help="print ValidateMoveResponse as JSON")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.json:
+        return run_json(args)
     try:
         position = position_from_args(args)
     except InvalidRequest as error:
@@ -83,6 +89,18 @@ def run(args: argparse.Namespace) -> int:
         return 3
     print(render(verdict))
     return 0 if verdict.legal else 1
+
+
+def run_json(args: argparse.Namespace) -> int:
+    """The service's ValidateMove answer, as grpcurl prints it."""
+    request = rummy_pb2.ValidateMoveRequest(
+        position=position_to_proto(args), move=move_to_proto(args)
+    )
+    answer = call_rpc(RummyServicer().ValidateMove, request)
+    if isinstance(answer, int):
+        return answer
+    print_json(answer)
+    return 0 if answer.legal else 1
 
 
 def render(verdict: Verdict | ContractVerdict) -> str:
