@@ -1,0 +1,93 @@
+"""``--json`` on ``hint``, ``validate`` and ``knock``: the RPC's answer as grpcurl prints it.
+
+Each test sends the request the options describe to a real server and checks that the
+command printed the same JSON (lowerCamelCase names, defaults left out)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from google.protobuf.json_format import MessageToJson
+from google.protobuf.message import Message
+
+from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
+from service.cli import main
+
+TURN = rummy_pb2.Turn(cards_drawn=1, has_melded_sequence=True, has_opened=True)
+POSITION = rummy_pb2.RummyPosition(
+    ruleset="carrossel",
+    players=2,
+    table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])],
+    hand=["5C", "9D", "3S"],
+    turn=TURN,
+)
+OPTIONS = ["carrossel", "--table", "7H 8S JK=9", "--hand", "5C 9D 3S"]
+AFTER = rummy_pb2.RummyMove(table=[rummy_pb2.Meld(cards=["5C", "JK", "7H", "8S", "9D"])])
+
+
+def grpcurl_json(message: Message) -> Any:
+    return json.loads(MessageToJson(message, preserving_proto_field_name=False))
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any]:
+    code = main([*args, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_validate_json_is_the_served_answer(
+    capsys: pytest.CaptureFixture[str], rummy_stub: rummy_pb2_grpc.RummyServiceStub
+) -> None:
+    served = rummy_stub.ValidateMove(rummy_pb2.ValidateMoveRequest(position=POSITION, move=AFTER))
+    code, printed = cli_json(capsys, "validate", *OPTIONS, "--after", "5C JK 7H 8S 9D")
+    assert code == 0
+    assert printed == grpcurl_json(served)
+    assert printed["handPointsAfter"] == 3 and printed["knockEligible"] is True
+
+
+def test_validate_json_of_an_illegal_move_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    code, printed = cli_json(capsys, "validate", *OPTIONS, "--drawn", "0", "--after",
+                             "5C JK 7H 8S 9D")
+    assert code == 1
+    assert printed.get("legal") is None  # false is proto3's default: left out, as by grpcurl
+    assert "VIOLATION_CODE_DRAW_RULE" in {v["code"] for v in printed["violations"]}
+
+
+def test_hint_json_is_the_served_answer(
+    capsys: pytest.CaptureFixture[str], rummy_stub: rummy_pb2_grpc.RummyServiceStub
+) -> None:
+    served = rummy_stub.SolveMove(rummy_pb2.SolveMoveRequest(position=POSITION, max_moves=2))
+    code, printed = cli_json(capsys, "hint", *OPTIONS, "-n", "2")
+    expected = grpcurl_json(served)
+    # The solver's clock and search counters differ between two runs; the answer does not.
+    for stats in (printed["stats"], expected["stats"]):
+        for counter in ("wallTimeMs", "branches", "conflicts"):
+            stats.pop(counter, None)
+    assert code == 0
+    assert printed == expected
+
+
+def test_knock_json_is_the_served_answer(
+    capsys: pytest.CaptureFixture[str], rummy_stub: rummy_pb2_grpc.RummyServiceStub
+) -> None:
+    served = rummy_stub.CheckKnock(rummy_pb2.CheckKnockRequest(position=POSITION))
+    code, printed = cli_json(capsys, "knock", *OPTIONS)
+    assert code == 0
+    assert printed == grpcurl_json(served)
+    assert printed["canKnock"] is True and printed["witness"]["table"]
+
+
+def test_knock_json_after_a_move(
+    capsys: pytest.CaptureFixture[str], rummy_stub: rummy_pb2_grpc.RummyServiceStub
+) -> None:
+    served = rummy_stub.CheckKnock(rummy_pb2.CheckKnockRequest(position=POSITION, move=AFTER))
+    code, printed = cli_json(capsys, "knock", *OPTIONS, "--after", "5C JK 7H 8S 9D")
+    assert code == 0
+    assert printed == grpcurl_json(served) == {"eligible": True, "handPoints": 3, "optimal": True}
+
+
+def test_json_malformed_input_is_reported_not_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "carrossel", "--hand", "5X", "--after", "", "--json"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "position.hand[0]" in captured.err
