@@ -18,6 +18,7 @@ import argparse
 
 from carrossel.v1 import rummy_pb2
 from service.cli.commands import Subparsers
+from service.cli.display import show_cards
 from service.cli.position_args import DEFAULTS_TEXT, add_position_args
 from service.cli.rpc import call_rpc, move_to_proto, position_to_proto, print_json
 from service.rummy import RummyServicer
@@ -95,9 +96,9 @@ def render_reach(answer: rummy_pb2.CheckKnockResponse) -> str:
         lines.append(f"  - {answer.reason}")
     if answer.HasField("witness"):
         lines.append("witness (the lowest total):")
-        lines += [f"    {' '.join(meld.cards)}" for meld in answer.witness.table]
+        lines += [f"    {show_cards(meld.cards)}" for meld in answer.witness.table]
         if answer.witness.to_hand:
-            lines.append(f"  to hand: {' '.join(answer.witness.to_hand)}")
+            lines.append(f"  to hand: {show_cards(answer.witness.to_hand)}")
     proof = "optimal" if answer.optimal else "best found in the time limit (not proved)"
     lines.append(proof)
     return "\n".join(lines)

@@ -18,6 +18,7 @@ import sys
 
 from carrossel.v1 import rummy_pb2
 from service.cli.commands import Subparsers
+from service.cli.display import show_cards
 from service.cli.position_args import (
     DEFAULTS_TEXT,
     add_position_args,
@@ -29,7 +30,6 @@ from service.cli.position_args import (
 from service.cli.rpc import call_rpc, move_to_proto, position_to_proto, print_json
 from service.rummy import RummyServicer
 from solver.contract.referee import ContractVerdict, validate_contract_move
-from solver.core.cards import format_cards
 from solver.core.errors import InvalidRequest
 from solver.core.registry import Rpc, not_served
 from solver.core.rulesets import Family
@@ -107,10 +107,10 @@ def render(verdict: Verdict | ContractVerdict) -> str:
     """The verdict as a player reads it."""
     lines = ["legal" if verdict.legal else "illegal"]
     lines += [f"  - {v}" for v in verdict.violations]
-    table = " | ".join(format_cards(meld) for meld in verdict.table) or "(empty)"
+    table = " | ".join(show_cards(meld) for meld in verdict.table) or "(empty)"
     lines.append(f"table after: {table}")
-    lines.append(f"played: {format_cards(verdict.played) or '(nothing)'}")
-    hand = format_cards(verdict.hand_after) or "(empty)"
+    lines.append(f"played: {show_cards(verdict.played) or '(nothing)'}")
+    hand = show_cards(verdict.hand_after) or "(empty)"
     lines.append(f"hand after: {hand} ({verdict.hand_points_after} points)")
     lines.append(
         f"went out: {'yes' if verdict.went_out else 'no'}; "
