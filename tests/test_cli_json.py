@@ -1,7 +1,8 @@
 """``--json`` on ``hint``, ``validate`` and ``knock``: the RPC's answer as grpcurl prints it.
 
 Each test sends the request the options describe to a real server and checks that the
-command printed the same JSON (lowerCamelCase names, defaults left out)."""
+command printed the same JSON (the proto's snake_case names, as grpcurl prints them; defaults
+left out)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ AFTER = rummy_pb2.RummyMove(table=[rummy_pb2.Meld(cards=["5C", "JK", "7H", "8S",
 
 
 def grpcurl_json(message: Message) -> Any:
-    return json.loads(MessageToJson(message, preserving_proto_field_name=False))
+    return json.loads(MessageToJson(message, preserving_proto_field_name=True))
 
 
 def cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any]:
@@ -43,7 +44,7 @@ def test_validate_json_is_the_served_answer(
     code, printed = cli_json(capsys, "validate", *OPTIONS, "--after", "5C JK 7H 8S 9D")
     assert code == 0
     assert printed == grpcurl_json(served)
-    assert printed["handPointsAfter"] == 3 and printed["knockEligible"] is True
+    assert printed["hand_points_after"] == 3 and printed["knock_eligible"] is True
 
 
 def test_validate_json_of_an_illegal_move_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
@@ -62,7 +63,7 @@ def test_hint_json_is_the_served_answer(
     expected = grpcurl_json(served)
     # The solver's clock and search counters differ between two runs; the answer does not.
     for stats in (printed["stats"], expected["stats"]):
-        for counter in ("wallTimeMs", "branches", "conflicts"):
+        for counter in ("wall_time_ms", "branches", "conflicts"):
             stats.pop(counter, None)
     assert code == 0
     assert printed == expected
@@ -75,7 +76,7 @@ def test_knock_json_is_the_served_answer(
     code, printed = cli_json(capsys, "knock", *OPTIONS)
     assert code == 0
     assert printed == grpcurl_json(served)
-    assert printed["canKnock"] is True and printed["witness"]["table"]
+    assert printed["can_knock"] is True and printed["witness"]["table"]
 
 
 def test_knock_json_after_a_move(
@@ -84,7 +85,14 @@ def test_knock_json_after_a_move(
     served = rummy_stub.CheckKnock(rummy_pb2.CheckKnockRequest(position=POSITION, move=AFTER))
     code, printed = cli_json(capsys, "knock", *OPTIONS, "--after", "5C JK 7H 8S 9D")
     assert code == 0
-    assert printed == grpcurl_json(served) == {"eligible": True, "handPoints": 3, "optimal": True}
+    assert printed == grpcurl_json(served) == {"eligible": True, "hand_points": 3, "optimal": True}
+
+
+def test_json_names_are_grpcurls(capsys: pytest.CaptureFixture[str]) -> None:
+    # grpcurl prints the proto's own field names (checked against grpcurl 1.8.6 and a server).
+    code, printed = cli_json(capsys, "validate", *OPTIONS, "--after", "5C JK 7H 8S 9D")
+    assert code == 0
+    assert {"hand_after", "hand_points_after", "knock_eligible"} <= set(printed)
 
 
 def test_json_malformed_input_is_reported_not_printed(capsys: pytest.CaptureFixture[str]) -> None:

@@ -2,7 +2,7 @@
 
 The command builds the request message from its options and calls the servicer's own method,
 so the answer is the message the service would send, and ``--json`` prints it as ``grpcurl``
-shows it (lowerCamelCase names, default values left out).
+shows it (the proto's field names, as grpcurl keeps them; default values left out).
 """
 
 from __future__ import annotations
@@ -99,4 +99,4 @@ def call_rpc(
 
 def print_json(message: Message) -> None:
     """The message as grpcurl prints it."""
-    print(MessageToJson(message, preserving_proto_field_name=False))
+    print(MessageToJson(message, preserving_proto_field_name=True))
