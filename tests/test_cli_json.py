@@ -99,3 +99,19 @@ def test_json_malformed_input_is_reported_not_printed(capsys: pytest.CaptureFixt
     assert main(["validate", "carrossel", "--hand", "5X", "--after", "", "--json"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and "position.hand[0]" in captured.err
+
+
+def test_score_json_is_the_served_answer(
+    capsys: pytest.CaptureFixture[str], rummy_stub: rummy_pb2_grpc.RummyServiceStub
+) -> None:
+    # R12: the game ends past 100 with the bonuses; --end in a spelling the CLI accepts.
+    served = rummy_stub.ScoreRound(rummy_pb2.ScoreRoundRequest(
+        ruleset="carrossel", players=2, end=rummy_pb2.ROUND_END_KNOCK, ender=0,
+        hands=[rummy_pb2.Hand(cards=["4H"]), rummy_pb2.Hand(cards=["KH", "QS", "5C"])],
+        totals_before=[130, 120], rounds_won_before=[3, 2],
+    ))
+    code, printed = cli_json(capsys, "score", "carrossel", "--end", "KNOCK", "--hands",
+                             "4H | KH QS 5C", "--totals", "130,120", "--rounds-won", "3,2")
+    assert code == 0
+    assert printed == grpcurl_json(served)
+    assert printed["game_over"] is True and printed["game_winners"] == [0]

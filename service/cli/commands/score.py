@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from carrossel.v1 import rummy_pb2
 from service.cli.commands import Subparsers
+from service.cli.rpc import call_rpc, print_json
+from service.rummy import RummyServicer
 from solver.core.errors import InvalidRequest
 from solver.core.rulesets import RULESETS, Family
 from solver.rummy.scoring import RoundScore, ScoreLine, parse_round, parse_round_end, score_round
@@ -47,6 +50,7 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument("--rounds-won", type=_numbers, default=(), help="rounds won before: 1,0,0")
     parser.add_argument("--deal", type=int, default=0, help="carioca deal number, 1-7")
     parser.add_argument("--limit", type=int, default=None, help="agreed game limit (shangai)")
+    parser.add_argument("--json", action="store_true", help="print ScoreRoundResponse as JSON")
     parser.set_defaults(func=run)
 
 
@@ -81,6 +85,8 @@ def round_end(text: str) -> RoundEnd | None:
 
 def run(args: argparse.Namespace) -> int:
     end = round_end(args.end)
+    if args.json:
+        return run_json(args, end)
     hands = split_hands(args.hands)
     try:
         round_ = parse_round(
@@ -102,6 +108,33 @@ def run(args: argparse.Namespace) -> int:
     print(render(score))
     return 0
 
+
+def run_json(args: argparse.Namespace, end: RoundEnd | None) -> int:
+    """The service's ScoreRound answer, as grpcurl prints it."""
+    hands = split_hands(args.hands)
+    request = rummy_pb2.ScoreRoundRequest(
+        ruleset=args.ruleset,
+        players=len(hands),
+        end=_END_TO_PROTO[end] if end is not None else rummy_pb2.ROUND_END_UNSPECIFIED,
+        ender=args.ender,
+        hands=[rummy_pb2.Hand(cards=hand) for hand in hands],
+        totals_before=args.totals,
+        rounds_won_before=args.rounds_won,
+        deal_number=args.deal,
+        game_limit=args.limit,
+    )
+    answer = call_rpc(RummyServicer().ScoreRound, request)
+    if isinstance(answer, int):
+        return answer
+    print_json(answer)
+    return 0
+
+
+_END_TO_PROTO = {
+    RoundEnd.WENT_OUT: rummy_pb2.ROUND_END_WENT_OUT,
+    RoundEnd.KNOCK: rummy_pb2.ROUND_END_KNOCK,
+    RoundEnd.STOCK_EXHAUSTED: rummy_pb2.ROUND_END_STOCK_EXHAUSTED,
+}
 
 _OPTIONS = {
     "ruleset": "RULESET",
