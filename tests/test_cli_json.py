@@ -13,8 +13,9 @@ import pytest
 from google.protobuf.json_format import MessageToJson
 from google.protobuf.message import Message
 
-from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
+from carrossel.v1 import fishing_pb2, fishing_pb2_grpc, rummy_pb2, rummy_pb2_grpc
 from service.cli import main
+from service.cli.commands.score_deal import expand_piles
 
 TURN = rummy_pb2.Turn(cards_drawn=1, has_melded_sequence=True, has_opened=True)
 POSITION = rummy_pb2.RummyPosition(
@@ -115,3 +116,18 @@ def test_score_json_is_the_served_answer(
     assert code == 0
     assert printed == grpcurl_json(served)
     assert printed["game_over"] is True and printed["game_winners"] == [0]
+
+
+def test_score_deal_json_is_the_served_answer(
+    capsys: pytest.CaptureFixture[str], fishing_stub: fishing_pb2_grpc.FishingServiceStub
+) -> None:
+    piles = expand_piles("carosello", 56, False, "JK20 10D AH | rest")
+    served = fishing_stub.ScoreDeal(fishing_pb2.ScoreDealRequest(
+        ruleset="carosello", deck_size=56, piles=[fishing_pb2.Pile(cards=p) for p in piles],
+        totals_before=[110, 60],
+    ))
+    code, printed = cli_json(capsys, "score-deal", "carosello", "--piles", "JK20 10D AH | rest",
+                             "--totals", "110,60")
+    assert code == 0
+    assert printed == grpcurl_json(served)
+    assert printed["points"] == [13, 17]
