@@ -131,3 +131,25 @@ def test_score_deal_json_is_the_served_answer(
     assert code == 0
     assert printed == grpcurl_json(served)
     assert printed["points"] == [13, 17]
+
+
+def test_fish_json_is_the_served_answer(
+    capsys: pytest.CaptureFixture[str], fishing_stub: fishing_pb2_grpc.FishingServiceStub
+) -> None:
+    position = fishing_pb2.FishingPosition(
+        ruleset="carosello",
+        deck_size=56,
+        table=[fishing_pb2.TableItem(cards=["3C"]), fishing_pb2.TableItem(cards=["4D"]),
+               fishing_pb2.TableItem(cards=["2H", "3S", "AC"], value=6, owner=1)],
+        hand=["7S", "6H"],
+        players=2,
+    )
+    served = fishing_stub.SolvePlay(fishing_pb2.SolvePlayRequest(
+        position=position, max_plays=5, time_limit_ms=10_000,
+        horizon=fishing_pb2.HORIZON_PLAY,
+    ))
+    code, printed = cli_json(capsys, "fish", "carosello", "--table", "3C 4D [2H 3S AC=6 @1]",
+                             "--hand", "7S 6H")
+    assert code == 0
+    assert printed == grpcurl_json(served)
+    assert printed["plays"][0]["play"]["card"]
