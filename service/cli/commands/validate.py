@@ -2,13 +2,15 @@
 
 Example::
 
-    carrossel validate carrossel --players 2 --drawn 1 \\
+    carrossel validate carrossel --players 2 \\
         --table "7H 8S JK=9" --hand "5C 9D" --after "5C JK 7H 8S 9D"
     carrossel validate carioca --deal 2 --hand "8C 8D 8H 4S 5S 6S 7S 8S KD" \\
         --after "8C 8D 8H | 4S 5S 6S 7S" --discard KD
 
-Exit status: 0 legal, 1 illegal, 2 malformed input (bad code, impossible counts, ...), 3 when
-shangai or manipulation's R8 search could not be settled in 10 s (no verdict is guessed).
+The position options and their defaults are ``position_args``'s, shared with ``hint`` and
+``knock``. Exit status: 0 legal, 1 illegal, 2 malformed input (bad code, impossible counts,
+...), 3 when shangai or manipulation's R8 search could not be settled in 10 s (no verdict is
+guessed).
 """
 
 from __future__ import annotations
