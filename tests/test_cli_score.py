@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from service.cli import main
-from service.cli.commands.score import split_hands
+from service.cli.commands.score import round_end, split_hands
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -109,3 +109,36 @@ def test_r13_negative_totals_need_no_equals_sign(capsys: pytest.CaptureFixture[s
 
 def test_split_hands() -> None:
     assert split_hands("3H 2C | KD,9S | - |") == [["3H", "2C"], ["KD", "9S"], [], []]
+
+
+@pytest.mark.parametrize(
+    ("spelling", "end"),
+    [
+        ("went out", "went_out"),
+        ("went-out", "went_out"),
+        ("went_out", "went_out"),
+        ("WENT_OUT", "went_out"),
+        ("Went Out", "went_out"),
+        ("ROUND_END_WENT_OUT", "went_out"),
+        ("knock", "knock"),
+        ("knocked", "knock"),
+        ("KNOCK", "knock"),
+        ("stock exhausted", "stock_exhausted"),
+        ("stock-exhausted", "stock_exhausted"),
+        ("STOCK_EXHAUSTED", "stock_exhausted"),
+    ],
+)
+def test_score_end_accepts_every_suggested_spelling(spelling: str, end: str) -> None:
+    # The error message says "went out, knock or stock exhausted": each must be accepted.
+    parsed = round_end(spelling)
+    assert parsed is not None and parsed.value == end
+
+
+def test_score_end_with_spaces_settles_the_round(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", "carrossel", "--end", "went out", "--hands", "- | 9S 7C"]) == 0
+    assert "round winners: A" in capsys.readouterr().out
+
+
+def test_score_end_unknown_is_still_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", "carrossel", "--end", "quit", "--hands", "- | 9S"]) == 2
+    assert "went out, knock or stock exhausted" in capsys.readouterr().err

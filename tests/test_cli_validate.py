@@ -18,7 +18,8 @@ def test_cli_validate_legal(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_cli_validate_illegal_lists_every_reason(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["validate", "carrossel", "--table", "7H 8S JK=9 | 5C 5D 5S",
+    # --drawn 0: the default is the 1 card a carrossel play needs, which would drop DRAW_RULE.
+    code = main(["validate", "carrossel", "--drawn", "0", "--table", "7H 8S JK=9 | 5C 5D 5S",
                  "--hand", "5H", "--after", "5C JK 7H 8S | 5D 5S"])
     out = capsys.readouterr().out
     assert code == 1

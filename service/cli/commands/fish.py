@@ -11,7 +11,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from carrossel.v1 import fishing_pb2
 from service.cli.commands import Subparsers
+from service.cli.rpc import call_rpc, print_json
+from service.fishing import FishingServicer
 from solver.core.errors import InvalidRequest, NotationError
 from solver.fishing.endgame import DealEndResult, check_complete, solve_deal_end
 from solver.fishing.notation import parse_table_text
@@ -41,6 +44,7 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument("--hands", default="", help='other hands by seat: "1: 9D JK11 | 2: 5C"')
     parser.add_argument("--piles", default="", help='piles by side: "7H 8S | KD" (- = empty)')
     parser.add_argument("--last-capturer", type=int, default=None, help="who captured last")
+    parser.add_argument("--json", action="store_true", help="print SolvePlayResponse as JSON")
     parser.set_defaults(func=run)
 
 
@@ -66,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
             args.player, args.players, _piles(args.piles), args.last_capturer,
             _other_hands(args.hands), args.omit_broom,
         )
+        if args.json:
+            return run_json(args, raw)
         position = parse_position(raw)
         if args.deal_end:
             check_complete(position)
@@ -84,6 +90,37 @@ def run(args: argparse.Namespace) -> int:
     lines = [f"{n}. {describe(position, s)}" for n, s in enumerate(result.plays, start=1)]
     lines.append("optimal" if result.optimal else "not proved optimal (time limit)")
     print("\n".join(lines))
+    return 0
+
+
+def run_json(args: argparse.Namespace, raw: RawPosition) -> int:
+    """The service's SolvePlay answer, as grpcurl prints it."""
+    position = fishing_pb2.FishingPosition(
+        ruleset=raw.ruleset,
+        deck_size=raw.deck_size,
+        table=[
+            fishing_pb2.TableItem(cards=item.cards, value=item.value, owner=item.owner)
+            for item in raw.table
+        ],
+        hand=raw.hand,
+        player=raw.player,
+        players=raw.players,
+        piles=[fishing_pb2.Pile(cards=pile) for pile in raw.piles],
+        last_capturer=raw.last_capturer,
+        other_hands=[fishing_pb2.PlayerHand(player=p, cards=c) for p, c in raw.other_hands],
+        omit_broom=raw.omit_broom,
+    )
+    horizon = fishing_pb2.HORIZON_DEAL_END if args.deal_end else fishing_pb2.HORIZON_PLAY
+    request = fishing_pb2.SolvePlayRequest(
+        position=position,
+        max_plays=args.max_plays,
+        time_limit_ms=args.time_limit_ms,
+        horizon=horizon,
+    )
+    answer = call_rpc(FishingServicer().SolvePlay, request)
+    if isinstance(answer, int):
+        return answer
+    print_json(answer)
     return 0
 
 

@@ -14,15 +14,19 @@ from __future__ import annotations
 
 import argparse
 
+from carrossel.v1 import rummy_pb2
 from service.cli.commands import Subparsers
+from service.cli.display import show_card, show_cards
 from service.cli.position_args import (
+    DEFAULTS_TEXT,
     add_position_args,
     position_from_args,
     print_malformed,
 )
+from service.cli.rpc import call_rpc, position_to_proto, print_json
+from service.rummy import RummyServicer
 from solver.contract.draw import DrawDecision, decide_draw, parse_discard_top
 from solver.contract.search import ContractSolveResult, solve_contract_move
-from solver.core.cards import format_cards
 from solver.core.errors import InvalidRequest
 from solver.core.registry import Rpc, not_served
 from solver.core.rulesets import Family
@@ -35,7 +39,7 @@ def register(subparsers: Subparsers) -> None:
         "hint",
         help="best moves: `carrossel hint carrossel --table ... --hand ... -n 3`",
         description="Find the best legal moves of a rearrangement game or of carioca with the "
-        "CP-SAT solver.",
+        "CP-SAT solver. " + DEFAULTS_TEXT,
     )
     add_position_args(parser)
     parser.add_argument(
@@ -53,10 +57,13 @@ def register(subparsers: Subparsers) -> None:
         default="",
         help="carioca: the top discard, before the draw: take it or draw from the stock? (C6)",
     )
+    parser.add_argument("--json", action="store_true", help="print SolveMoveResponse as JSON")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.json:
+        return run_json(args)
     try:
         position = position_from_args(args)
     except InvalidRequest as error:
@@ -70,6 +77,26 @@ def run(args: argparse.Namespace) -> int:
     result = solve_move(position, objective, max(1, args.n), args.time_limit_ms)
     print(render(result))
     return 0 if result.moves else 1
+
+
+def run_json(args: argparse.Namespace) -> int:
+    """The service's SolveMove answer, as grpcurl prints it."""
+    objective = (
+        rummy_pb2.Objective.Value(f"OBJECTIVE_{args.objective.upper()}")
+        if args.objective
+        else rummy_pb2.OBJECTIVE_UNSPECIFIED
+    )
+    request = rummy_pb2.SolveMoveRequest(
+        position=position_to_proto(args),
+        objective=objective,
+        max_moves=max(1, args.n),
+        time_limit_ms=args.time_limit_ms,
+    )
+    answer = call_rpc(RummyServicer().SolveMove, request)
+    if isinstance(answer, int):
+        return answer
+    print_json(answer)
+    return 0 if answer.moves else 1
 
 
 def run_contract(args: argparse.Namespace, position: Position) -> int:
@@ -91,13 +118,14 @@ def run_contract(args: argparse.Namespace, position: Position) -> int:
 
 
 def render_draw(decision: DrawDecision) -> str:
+    card = show_card(decision.card.code)
     if decision.take:
         return (
-            f"take {decision.card.code}: {decision.points_after_taking} points left at best, "
+            f"take {card}: {decision.points_after_taking} points left at best, "
             f"{decision.points_without} drawing from the stock"
         )
     return (
-        f"draw from the stock: taking {decision.card.code} leaves "
+        f"draw from the stock: taking {card} leaves "
         f"{decision.points_after_taking} points at best, {decision.points_without} without it"
     )
 
@@ -109,14 +137,14 @@ def render_contract(result: ContractSolveResult) -> str:
     lines = []
     for n, solved in enumerate(result.moves, 1):
         verdict = solved.verdict
-        played = " ".join(c.code for c in verdict.played) or "nothing"
-        discard = solved.move.discard.code if solved.move.discard else "-"
+        played = show_cards(c.code for c in verdict.played) or "nothing"
+        discard = show_card(solved.move.discard.code) if solved.move.discard else "-"
         lines.append(
             f"move {n}: lay {played}, discard {discard} -> hand {verdict.hand_points_after} "
             f"points{', goes out' if verdict.went_out else ''}"
         )
         for meld, changed in zip(solved.move.table, solved.changed, strict=True):
-            lines.append(f"  {'*' if changed else ' '} {' '.join(tc.code for tc in meld)}")
+            lines.append(f"  {'*' if changed else ' '} {show_cards(tc.code for tc in meld)}")
     proof = "optimal" if result.optimal else "best found in the time limit (not proved)"
     lines.append(f"{proof}; {result.stats.wall_time_ms:.0f} ms")
     return "\n".join(lines)
@@ -129,7 +157,7 @@ def render(result: SolveResult) -> str:
     lines = []
     for n, solved in enumerate(result.moves, 1):
         verdict = solved.verdict
-        played = format_cards(verdict.played)
+        played = show_cards(verdict.played)
         lines.append(
             f"move {n}: play {played} -> hand {verdict.hand_points_after} points"
             f"{', goes out' if verdict.went_out else ''}"
@@ -138,9 +166,9 @@ def render(result: SolveResult) -> str:
         )
         for meld, changed in zip(solved.move.table, solved.changed, strict=True):
             mark = "*" if changed else " "
-            lines.append(f"  {mark} {format_cards(meld)}")
+            lines.append(f"  {mark} {show_cards(meld)}")
         if solved.move.to_hand:
-            lines.append(f"  to hand: {format_cards(solved.move.to_hand)}")
+            lines.append(f"  to hand: {show_cards(solved.move.to_hand)}")
     proof = "optimal" if result.optimal else "best found in the time limit (not proved)"
     if result.optimal and result.stats.time_limited:
         proof += " (the time limit cut the rest of the search: more time may list other moves)"

@@ -10,11 +10,15 @@ from __future__ import annotations
 import argparse
 import sys
 
+from carrossel.v1 import rummy_pb2
 from service.cli.commands import Subparsers
+from service.cli.rpc import call_rpc, print_json
+from service.rummy import RummyServicer
 from solver.core.errors import InvalidRequest
 from solver.core.rulesets import RULESETS, Family
 from solver.rummy.scoring import RoundScore, ScoreLine, parse_round, parse_round_end, score_round
 from solver.rummy.scoring.text import seat
+from solver.rummy.scoring.types import RoundEnd
 
 _RUMMY = ", ".join(r.id for r in RULESETS.values() if r.family is not Family.FISHING)
 
@@ -30,7 +34,8 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--end",
         required=True,
-        help="how the round ended: went-out, knock or stock-exhausted "
+        help="how the round ended: went out, knock or stock exhausted (spaces, '-' or '_'; "
+        "any case) "
         "(carioca: stock-exhausted is a void deal, C8)",
     )
     parser.add_argument(
@@ -45,6 +50,7 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument("--rounds-won", type=_numbers, default=(), help="rounds won before: 1,0,0")
     parser.add_argument("--deal", type=int, default=0, help="carioca deal number, 1-7")
     parser.add_argument("--limit", type=int, default=None, help="agreed game limit (shangai)")
+    parser.add_argument("--json", action="store_true", help="print ScoreRoundResponse as JSON")
     parser.set_defaults(func=run)
 
 
@@ -64,8 +70,23 @@ def split_hands(text: str) -> list[list[str]]:
     return hands
 
 
+# Spellings a player types that the solver's short list lacks: the past tense and the
+# proto's enum names (``ROUND_END_WENT_OUT``, what grpcurl shows).
+_END_ALIASES = {"knocked": "knock", "gone_out": "went_out", "go_out": "went_out"}
+
+
+def round_end(text: str) -> RoundEnd | None:
+    """``--end`` in any spelling its error message suggests: ``went out``, ``went-out``,
+    ``went_out``, ``WENT_OUT``, ``ROUND_END_KNOCK``, ``stock exhausted``...; None when unknown."""
+    words = "_".join(text.strip().lower().replace("-", " ").replace("_", " ").split())
+    words = words.removeprefix("round_end_")
+    return parse_round_end(_END_ALIASES.get(words, words))
+
+
 def run(args: argparse.Namespace) -> int:
-    end = parse_round_end(args.end)
+    end = round_end(args.end)
+    if args.json:
+        return run_json(args, end)
     hands = split_hands(args.hands)
     try:
         round_ = parse_round(
@@ -87,6 +108,33 @@ def run(args: argparse.Namespace) -> int:
     print(render(score))
     return 0
 
+
+def run_json(args: argparse.Namespace, end: RoundEnd | None) -> int:
+    """The service's ScoreRound answer, as grpcurl prints it."""
+    hands = split_hands(args.hands)
+    request = rummy_pb2.ScoreRoundRequest(
+        ruleset=args.ruleset,
+        players=len(hands),
+        end=_END_TO_PROTO[end] if end is not None else rummy_pb2.ROUND_END_UNSPECIFIED,
+        ender=args.ender,
+        hands=[rummy_pb2.Hand(cards=hand) for hand in hands],
+        totals_before=args.totals,
+        rounds_won_before=args.rounds_won,
+        deal_number=args.deal,
+        game_limit=args.limit,
+    )
+    answer = call_rpc(RummyServicer().ScoreRound, request)
+    if isinstance(answer, int):
+        return answer
+    print_json(answer)
+    return 0
+
+
+_END_TO_PROTO = {
+    RoundEnd.WENT_OUT: rummy_pb2.ROUND_END_WENT_OUT,
+    RoundEnd.KNOCK: rummy_pb2.ROUND_END_KNOCK,
+    RoundEnd.STOCK_EXHAUSTED: rummy_pb2.ROUND_END_STOCK_EXHAUSTED,
+}
 
 _OPTIONS = {
     "ruleset": "RULESET",

@@ -10,7 +10,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from carrossel.v1 import fishing_pb2
 from service.cli.commands import Subparsers
+from service.cli.rpc import call_rpc, print_json
+from service.fishing import FishingServicer
 from solver.core.errors import InvalidRequest
 from solver.core.rulesets import get_ruleset
 from solver.fishing.items import deck_cards, deck_for
@@ -29,6 +32,7 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument("--deck", type=int, default=56, help="56, 55 or 54 (default 56)")
     parser.add_argument("--omit-broom", action="store_true", help="55 cards without the broom")
     parser.add_argument("--totals", default="", help="totals before, by side: 110,60")
+    parser.add_argument("--json", action="store_true", help="print ScoreDealResponse as JSON")
     parser.set_defaults(func=run)
 
 
@@ -51,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: --totals: comma-separated integers, not {args.totals!r}", file=sys.stderr)
         return 2
     piles = expand_piles(args.ruleset, args.deck, args.omit_broom, args.piles)
+    if args.json:
+        return run_json(args, piles, totals)
     try:
         rules, deck, parsed = parse_deal(args.ruleset, args.deck, piles, totals, args.omit_broom)
     except InvalidRequest as error:
@@ -74,3 +80,19 @@ def render(score: DealScore) -> str:
     else:
         out.append("game over: no")
     return "\n".join(out)
+
+
+def run_json(args: argparse.Namespace, piles: list[list[str]], totals: list[int]) -> int:
+    """The service's ScoreDeal answer, as grpcurl prints it."""
+    request = fishing_pb2.ScoreDealRequest(
+        ruleset=args.ruleset,
+        deck_size=args.deck,
+        piles=[fishing_pb2.Pile(cards=pile) for pile in piles],
+        totals_before=totals,
+        omit_broom=args.omit_broom,
+    )
+    answer = call_rpc(FishingServicer().ScoreDeal, request)
+    if isinstance(answer, int):
+        return answer
+    print_json(answer)
+    return 0

@@ -2,13 +2,15 @@
 
 Example::
 
-    carrossel validate carrossel --players 2 --drawn 1 \\
+    carrossel validate carrossel --players 2 \\
         --table "7H 8S JK=9" --hand "5C 9D" --after "5C JK 7H 8S 9D"
     carrossel validate carioca --deal 2 --hand "8C 8D 8H 4S 5S 6S 7S 8S KD" \\
         --after "8C 8D 8H | 4S 5S 6S 7S" --discard KD
 
-Exit status: 0 legal, 1 illegal, 2 malformed input (bad code, impossible counts, ...), 3 when
-shangai or manipulation's R8 search could not be settled in 10 s (no verdict is guessed).
+The position options and their defaults are ``position_args``'s, shared with ``hint`` and
+``knock``. Exit status: 0 legal, 1 illegal, 2 malformed input (bad code, impossible counts,
+...), 3 when shangai or manipulation's R8 search could not be settled in 10 s (no verdict is
+guessed).
 """
 
 from __future__ import annotations
@@ -16,16 +18,26 @@ from __future__ import annotations
 import argparse
 import sys
 
+from carrossel.v1 import rummy_pb2
 from service.cli.commands import Subparsers
-from service.cli.position_args import print_malformed, split_cards, split_melds
+from service.cli.display import show_cards
+from service.cli.position_args import (
+    DEFAULTS_TEXT,
+    add_position_args,
+    position_from_args,
+    print_malformed,
+    split_cards,
+    split_melds,
+)
+from service.cli.rpc import call_rpc, move_to_proto, position_to_proto, print_json
+from service.rummy import RummyServicer
 from solver.contract.referee import ContractVerdict, validate_contract_move
-from solver.core.cards import format_cards
 from solver.core.errors import InvalidRequest
-from solver.core.registry import Rpc, not_served, serves
-from solver.core.rulesets import RULESETS, Family
+from solver.core.registry import Rpc, not_served
+from solver.core.rulesets import Family
 from solver.rearrangement.referee import Verdict
 from solver.rearrangement.search import SearchUndecided, validate_move
-from solver.rummy.position import Turn, parse_move, parse_position
+from solver.rummy.position import parse_move
 
 
 def register(subparsers: Subparsers) -> None:
@@ -34,49 +46,25 @@ def register(subparsers: Subparsers) -> None:
         help="judge a move: `carrossel validate carrossel --table ... --hand ... --after ...`",
         description=(
             "Judge a move of a rearrangement game (R1-R10) or of carioca (C2-C6) and print "
-            "every violation. "
-            "Melds are separated by '|', cards by spaces: --table \"7H 8S JK=9 | 5C 5D 5S\". "
-            "Exit status: 0 legal, 1 illegal, 2 malformed input."
+            "every violation. Exit status: 0 legal, 1 illegal, 2 malformed input. " + DEFAULTS_TEXT
         ),
     )
-    parser.add_argument(
-        "ruleset",
-        help="ruleset id: "
-        + ", ".join(r.id for r in RULESETS.values() if serves(r, Rpc.VALIDATE_MOVE)),
-    )
-    parser.add_argument("--players", type=int, default=2, help="players in the game (default 2)")
-    parser.add_argument("--table", default="", help="the table before the play")
-    parser.add_argument("--hand", default="", help="the hand of the player to move")
+    add_position_args(parser, Rpc.VALIDATE_MOVE)
     parser.add_argument("--after", required=True, help="the whole table after the play")
     parser.add_argument(
         "--to-hand", default="", help="released wilds taken to the hand (mexe-mexe)"
     )
     parser.add_argument("--knock", action="store_true", help="the player knocks (carrossel)")
-    parser.add_argument("--drawn", type=int, default=0, help="cards drawn this turn")
-    parser.add_argument("--stock-empty", action="store_true", help="the stock is empty")
-    parser.add_argument(
-        "--opened", action="store_true", help="rummikub, carioca: has opened already"
-    )
-    parser.add_argument("--deal", type=int, default=0, help="carioca: the deal number, 1-7")
     parser.add_argument("--discard", default="", help="carioca: the card discarded (C6)")
-    parser.add_argument(
-        "--melded-sequence", action="store_true", help="vatikan: has laid a sequence already"
-    )
+    parser.add_argument("--json", action="store_true", help="print ValidateMoveResponse as JSON")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    turn = Turn(
-        cards_drawn=args.drawn,
-        stock_empty=args.stock_empty,
-        has_melded_sequence=args.melded_sequence,
-        has_opened=args.opened,
-        deal_number=args.deal,
-    )
+    if args.json:
+        return run_json(args)
     try:
-        position = parse_position(
-            args.ruleset, args.players, split_melds(args.table), split_cards(args.hand), turn
-        )
+        position = position_from_args(args)
     except InvalidRequest as error:
         return print_malformed(error, "position")
     if reason := not_served(position.ruleset, Rpc.VALIDATE_MOVE):
@@ -84,7 +72,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         move = parse_move(
-            position, split_melds(args.after), split_cards(args.to_hand), args.knock, args.discard
+            position,
+            split_melds(args.after, args.ruleset),
+            split_cards(args.to_hand, args.ruleset),
+            args.knock,
+            args.discard,
         )
     except InvalidRequest as error:
         return print_malformed(error, "move")
@@ -101,14 +93,26 @@ def run(args: argparse.Namespace) -> int:
     return 0 if verdict.legal else 1
 
 
+def run_json(args: argparse.Namespace) -> int:
+    """The service's ValidateMove answer, as grpcurl prints it."""
+    request = rummy_pb2.ValidateMoveRequest(
+        position=position_to_proto(args), move=move_to_proto(args)
+    )
+    answer = call_rpc(RummyServicer().ValidateMove, request)
+    if isinstance(answer, int):
+        return answer
+    print_json(answer)
+    return 0 if answer.legal else 1
+
+
 def render(verdict: Verdict | ContractVerdict) -> str:
     """The verdict as a player reads it."""
     lines = ["legal" if verdict.legal else "illegal"]
     lines += [f"  - {v}" for v in verdict.violations]
-    table = " | ".join(format_cards(meld) for meld in verdict.table) or "(empty)"
+    table = " | ".join(show_cards(meld) for meld in verdict.table) or "(empty)"
     lines.append(f"table after: {table}")
-    lines.append(f"played: {format_cards(verdict.played) or '(nothing)'}")
-    hand = format_cards(verdict.hand_after) or "(empty)"
+    lines.append(f"played: {show_cards(verdict.played) or '(nothing)'}")
+    hand = show_cards(verdict.hand_after) or "(empty)"
     lines.append(f"hand after: {hand} ({verdict.hand_points_after} points)")
     lines.append(
         f"went out: {'yes' if verdict.went_out else 'no'}; "
