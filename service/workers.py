@@ -111,7 +111,9 @@ def _run(port: int, host: str, workers: int, http_port: int | None, options: Ser
                 front = start_front(host, http_port, port)
             except OSError as exc:
                 log.error("cannot serve the page on %s port %d: %s", host, http_port, exc)
-                stop.set()
+                _stop_all(processes)
+                return 2
+            log.info("referee's page on http://%s:%d/", host, front.port)
         log.info("carrossel serving on %s:%d with %d worker processes", host, port, workers)
         failed = _wait(processes, stop)
         _stop_all(processes)

@@ -106,13 +106,13 @@ def test_the_ruleset_list_comes_from_the_server(page: Any) -> None:
     # Fishing rulesets have no ValidateMove here: listed, but not selectable.
     assert page.locator("#ruleset option[value=carosello]").is_disabled()
     assert page.locator("#version").inner_text().startswith("carrossel ")
-    # The buttons follow served_rpcs: carioca has only ScoreRound here so far, and its
-    # deal number and discard show only for it.
+    # The buttons follow served_rpcs (carioca: ValidateMove, SolveMove and ScoreRound, no
+    # knock), and its deal number and discard show only for it.
     assert not page.is_visible("#deal-number") and page.is_enabled("#judge")
     page.select_option("#ruleset", "carioca")
     assert page.is_visible("#deal-number") and page.is_visible("#discard")
-    assert page.is_disabled("#judge") and page.is_disabled("#hint")
-    assert "Served here: ScoreRound" in page.inner_text("#ruleset-info")
+    assert page.is_enabled("#judge") and page.is_enabled("#hint")
+    assert "Served here: ValidateMove, SolveMove, ScoreRound" in page.inner_text("#ruleset-info")
     page.select_option("#ruleset", "carrossel")
     assert page.is_enabled("#judge") and not page.is_visible("#deal-number")
 

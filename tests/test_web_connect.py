@@ -150,11 +150,12 @@ def test_an_unknown_ruleset_is_invalid_argument_with_its_bad_request(front: WebF
     assert violation["field"] == "position.ruleset"
 
 
-def test_an_rpc_not_built_for_the_ruleset_is_unimplemented(front: WebFront) -> None:
+def test_an_rpc_refused_for_the_ruleset_is_invalid_argument(front: WebFront) -> None:
+    # Carioca has no knock (C6; R10 is carrossel's): the registry refuses CheckKnock.
     carioca = {"position": {"ruleset": "carioca", "players": 3, "turn": {"dealNumber": 1}}}
-    status, answer = post_json(front, f"{RUMMY}/SolveMove", carioca)
-    assert (status, answer["code"]) == (501, "unimplemented")
-    assert "carioca" in answer["message"]
+    status, answer = post_json(front, f"{RUMMY}/CheckKnock", carioca)
+    assert (status, answer["code"]) == (400, "invalid_argument")
+    assert "carioca has no knock" in answer["message"]
 
 
 @pytest.mark.parametrize(
