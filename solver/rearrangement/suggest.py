@@ -26,12 +26,11 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from solver.core.cards import SUITS, Card, TableCard
+from solver.core.cards import Card
 from solver.core.rulesets import Ruleset
 from solver.rearrangement import tries
 from solver.rearrangement.budget import Budget
-from solver.rearrangement.model import GroupKey, RunKey, TurnModel, sum_of
-from solver.rearrangement.model.slots import MeldSlot
+from solver.rearrangement.model import TurnModel, sum_of
 from solver.rearrangement.rebuild import rebuild_move
 from solver.rearrangement.search import (
     DEFAULT_TIME_LIMIT_MS,
@@ -41,8 +40,13 @@ from solver.rearrangement.search import (
     play_allowed,
     validate_move,
 )
+from solver.rearrangement.suggest_melds import (
+    deal_as_proposed,
+    proposed_melds,
+    proposed_melds_held,
+)
 from solver.rearrangement.turns import PlacedOracle
-from solver.rummy.melds import MeldClassification, MeldKind, classify
+from solver.rummy.melds import MeldClassification, classify
 from solver.rummy.position import Meld, Move, Position
 from solver.rummy.table_change import StandsKey, changed_melds, stands_key
 
@@ -89,6 +93,7 @@ def suggest_move(
 ) -> Suggestion:
     """The legal move nearest ``proposal`` by the three keys, or none with the reason."""
     wanted = proposal_hand_cards(position, proposal)
+    proposal = written_out(position.ruleset, proposal)
     if not wanted:
         return Suggestion(None, "The proposal lays no hand card, so no play is near it.", True)
     if not play_allowed(position):
@@ -108,7 +113,7 @@ def suggest_move(
     move = rebuild_move(tm, solver)
     move = Move(move.table, move.to_hand, proposal.knock, move.discard)
     checked = _checked(position, move, oracle, proposal.knock)
-    dealt = realize(move.table, proposal, position.ruleset)
+    dealt = deal_as_proposed(move.table, proposal, position.ruleset)
     if dealt != move.table:
         # The proposal's runs dealt as proposed: the same counts, so legal as the table
         # found unless a trade broke a rule the counts do not see; then the table found.
@@ -145,7 +150,7 @@ def _proposal_melds_kept(
         before.setdefault(_before_key(classified), []).append(index)
     keep = tm.variables.kept.keep
     new = Counter({key: n for key, n in wanted.items() if key not in before})
-    counts = _new_melds_kept(tm, natural_melds(position, new, cards))
+    counts = proposed_melds_held(tm, proposed_melds(position.ruleset, new, cards))
     for key, copies in wanted.items():
         melds = before.get(key, [])
         if not melds:
@@ -170,6 +175,13 @@ def _nearest_objective(
 
 def _after_key(meld: Meld) -> StandsKey:
     return stands_key((tc.card, tc.value) for tc in meld)
+
+
+def written_out(ruleset: Ruleset, proposal: Move) -> Move:
+    """The proposal with every valid meld's wild values written out (``JK`` in a run is
+    ``JK=6`` there), so that its melds compare with a table the referee wrote out."""
+    table = tuple(classify(ruleset, meld).normalized for meld in proposal.table)
+    return Move(table, proposal.to_hand, proposal.knock, proposal.discard)
 
 
 def _before_key(classified: MeldClassification) -> StandsKey:
@@ -245,187 +257,3 @@ def _found_note(
     else:
         cards = f"{laid} of the proposal's {sum(wanted.values())} hand cards (none lays all)"
     return f"The nearest legal play lays {cards} and keeps {kept} of its {melds} melds."
-
-
-# ------------------------------------------------------------------------------------------
-# Key 2 for the melds the player made new: natural runs and groups the pool or a slot holds
-
-
-@dataclass(frozen=True)
-class NaturalMeld:
-    """A proposal meld of natural cards only, as the model's shapes see it."""
-
-    copies: int  # how many times the proposal holds it
-    run: tuple[tuple[int, str], ...]  # a run's (position, suit) places; () for a group
-    group: GroupKey | None  # a group's rank and suits (SUITS order)
-
-
-def natural_melds(
-    position: Position, melds: Counter[StandsKey], cards: dict[StandsKey, Meld]
-) -> list[NaturalMeld]:
-    """The proposal's new melds that the model can count: valid, read one way, no wild."""
-    out: list[NaturalMeld] = []
-    for key, copies in melds.items():
-        classified = classify(position.ruleset, cards[key])
-        if not classified.ok or any(classified.reading.wild):
-            continue
-        reading = classified.reading
-        if reading.kind is MeldKind.SEQUENCE:
-            places = tuple(
-                (p, tc.card.suit) for p, tc in zip(reading.positions, classified.cards, strict=True)
-            )
-            out.append(NaturalMeld(copies, tuple(sorted(places)), None))
-        else:
-            suits = tuple(s for s in SUITS if any(tc.card.suit == s for tc in classified.cards))
-            out.append(NaturalMeld(copies, (), (reading.rank, suits)))
-    return out
-
-
-def _new_melds_kept(tm: TurnModel, melds: Sequence[NaturalMeld]) -> list[cp_model.IntVar]:
-    """Per natural proposal meld, a count of it laid: by the pool (its run template with
-    its naturals on its places, or its group of exactly its suits) or by a slot holding
-    exactly its cards. Copies sharing a template or a place share its count."""
-    m = tm.model
-    pool = tm.variables.pool
-    same_suit = tm.data.same_suit
-    run_use: dict[RunKey, list[cp_model.IntVar]] = {}
-    group_use: dict[GroupKey, list[cp_model.IntVar]] = {}
-    place_use: dict[tuple[int, str], list[cp_model.IntVar]] = {}
-    counts: list[cp_model.IntVar] = []
-    for meld in melds:
-        parts: list[cp_model.LinearExprT] = []
-        in_pool = m.new_int_var(0, meld.copies, "proposal_pooled")
-        if meld.run:
-            first, last = meld.run[0][0], meld.run[-1][0]
-            template: RunKey = (first, last, meld.run[0][1] if same_suit else None)
-            places = [place for place in meld.run if place in pool.run_fill]
-            if template in pool.runs and len(places) == len(meld.run):
-                run_use.setdefault(template, []).append(in_pool)
-                for place in places:
-                    place_use.setdefault(place, []).append(in_pool)
-            else:
-                m.add(in_pool == 0)
-            parts += [_slot_run(tm, slot, meld.run) for slot in tm.variables.slots]
-        else:
-            assert meld.group is not None
-            if meld.group in pool.group_sets:
-                group_use.setdefault(meld.group, []).append(in_pool)
-            else:
-                m.add(in_pool == 0)
-            parts += [_slot_group(tm, j, meld.group) for j in range(len(tm.variables.slots))]
-        count = m.new_int_var(0, meld.copies, "proposal_new_kept")
-        m.add(count <= in_pool + sum_of(parts))
-        counts.append(count)
-    for template, users in run_use.items():
-        m.add(sum_of(users) <= pool.runs[template])
-    for group, users in group_use.items():
-        m.add(sum_of(users) <= pool.group_sets[group])
-    for place, users in place_use.items():
-        m.add(sum_of(users) <= pool.run_fill[place])
-    return counts
-
-
-def _slot_run(tm: TurnModel, slot: MeldSlot, run: tuple[tuple[int, str], ...]) -> cp_model.IntVar:
-    """Slot ``slot`` is exactly this natural run (a literal that may be 1 only then)."""
-    m = tm.model
-    exact = m.new_bool_var("slot_is_proposal")
-    if not slot.occupied:
-        m.add(exact == 0)
-        return exact
-    m.add(exact <= slot.active)
-    m.add(exact <= slot.is_run)
-    held = dict(run)
-    for p, occupied in slot.occupied.items():
-        if p in held:
-            natural = slot.run_natural.get((p, held[p]))
-            if natural is None:
-                m.add(exact == 0)
-                return exact
-            m.add(exact <= natural)
-        else:
-            m.add(exact <= 1 - occupied)
-    return exact
-
-
-def _slot_group(tm: TurnModel, j: int, group: GroupKey) -> cp_model.IntVar:
-    """Slot ``j`` is exactly this natural group: its rank, its suits and no wild."""
-    m = tm.model
-    slot = tm.variables.slots[j]
-    rank, suits = group
-    exact = m.new_bool_var("slot_is_proposal")
-    if rank not in slot.group_rank:
-        m.add(exact == 0)
-        return exact
-    m.add(exact <= slot.is_group)
-    m.add(exact <= slot.group_rank[rank])
-    for s in SUITS:
-        natural = slot.group_natural.get((rank, s))
-        if s in suits:
-            if natural is None:
-                m.add(exact == 0)
-                return exact
-            m.add(exact <= natural)
-        elif natural is not None:
-            m.add(exact <= 1 - natural)
-    if rank in slot.group_free_wilds:
-        m.add(slot.group_free_wilds[rank] <= 4 * (1 - exact))
-    for (_wild, k), in_group in tm.variables.wilds_in_slots.in_group.items():
-        if k == j:
-            m.add(exact <= 1 - in_group)
-    return exact
-
-
-def realize(table: Sequence[Meld], proposal: Move, ruleset: Ruleset) -> tuple[Meld, ...]:
-    """The table with the proposal's natural runs dealt out as proposed where the table
-    holds a run of the same places: the pool counts a run by its places, so the rebuild
-    may have dealt the same naturals to other runs through those places (suits do not
-    matter there). Each swap trades two naturals of one place between two runs; the
-    caller re-checks the result."""
-    melds = [list(meld) for meld in table]
-    present = Counter(stands_key((tc.card, tc.value) for tc in meld) for meld in melds)
-    for wanted in proposal.table:
-        if present[_after_key(wanted)] > 0:
-            continue
-        spots = _run_places(ruleset, wanted)
-        if spots is None:
-            continue
-        target = next(
-            (
-                i
-                for i, meld in enumerate(melds)
-                if set(_run_places(ruleset, meld) or ()) == set(spots)
-            ),
-            None,
-        )
-        if target is None:
-            continue
-        _deal_into(ruleset, melds, target, spots)
-        present = Counter(stands_key((tc.card, tc.value) for tc in meld) for meld in melds)
-    return tuple(tuple(meld) for meld in melds)
-
-
-def _run_places(ruleset: Ruleset, meld: Sequence[TableCard]) -> dict[int, Card] | None:
-    """A natural run's card per position (None: not a run of naturals only)."""
-    classified = classify(ruleset, meld)
-    if not classified.ok or classified.reading.kind is not MeldKind.SEQUENCE:
-        return None
-    if any(classified.reading.wild):
-        return None
-    return dict(zip(classified.reading.positions, (tc.card for tc in meld), strict=True))
-
-
-def _deal_into(
-    ruleset: Ruleset, melds: list[list[TableCard]], target: int, spots: dict[int, Card]
-) -> None:
-    """Trade naturals of one place between runs until run ``target`` holds ``spots``."""
-    for p, card in spots.items():
-        here = _run_places(ruleset, melds[target])
-        if here is None or here[p] == card:
-            continue
-        for i, meld in enumerate(melds):
-            there = _run_places(ruleset, meld) if i != target else None
-            if there is not None and there.get(p) == card:
-                a = sorted(here).index(p)
-                b = sorted(there).index(p)
-                melds[target][a], meld[b] = meld[b], melds[target][a]
-                break

@@ -21,7 +21,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from solver.core.cards import Card, TableCard, WildValue
+from solver.core.rulesets import Ruleset
 from solver.rearrangement.search import validate_move
+from solver.rummy.melds import classify
 from solver.rummy.position import Meld, Move, Position
 from tests.reference.bruteforce import (
     Candidate,
@@ -68,11 +70,14 @@ def stands(meld: Sequence[TableCard]) -> tuple[tuple[str, int], ...]:
     )
 
 
-def proposal_melds_kept(proposal: Move, table: Sequence[Meld]) -> int:
-    """How many of the proposal's melds ``table`` holds exactly, each matched once."""
+def proposal_melds_kept(ruleset: Ruleset, proposal: Move, table: Sequence[Meld]) -> int:
+    """How many of the proposal's melds ``table`` holds exactly, each matched once: the
+    same cards, each wild standing for the same rank (a valid meld's bare ``JK`` read as
+    the referee reads it)."""
     left = Counter(stands(meld) for meld in table)
     kept = 0
-    for meld in proposal.table:
+    for written in proposal.table:
+        meld = classify(ruleset, written).normalized
         key = stands(meld)
         if left[key] > 0:
             left[key] -= 1
@@ -81,7 +86,8 @@ def proposal_melds_kept(proposal: Move, table: Sequence[Meld]) -> int:
 
 
 def keys_of(position: Position, proposal: Move, table: Sequence[Meld], laid: int) -> Keys:
-    return (laid, proposal_melds_kept(proposal, table), -melds_changed(position, table))
+    kept = proposal_melds_kept(position.ruleset, proposal, table)
+    return (laid, kept, -melds_changed(position, table))
 
 
 class Oracle:

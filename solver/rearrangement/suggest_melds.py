@@ -1,0 +1,364 @@
+"""Key 2 of a suggestion for the melds the player made new (``suggest``): how the turn
+model can hold a proposed meld exactly, and how the table read back is dealt so that it
+shows it.
+
+The model has no identity for a pool meld: runs are counts per template (first and last
+place, suit) with each place's fill counted per card; groups are counts per rank and size,
+or per set of suits. So a proposed meld is counted where the pool could hold it: its
+template, its naturals on its places, its wilds on its wild places (copies and melds
+sharing a template or a place share its count), or where one slot holds exactly its cards.
+The rebuild deals a place's cards among the runs through it in its own order, so
+``deal_as_proposed`` trades cards of one place (or a group's cards of one rank) between
+melds until the proposed meld shows; the caller re-checks the table with the referee.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from solver.core.cards import SUITS, TableCard
+from solver.core.rulesets import Ruleset
+from solver.rearrangement.model import MeldSlot, RunKey, TurnModel, sum_of
+from solver.rummy.melds import MeldKind, Reading, classify
+from solver.rummy.position import Meld, Move
+from solver.rummy.table_change import StandsKey, stands_key
+
+Place = tuple[int, str | None]  # a run place's position and its natural's suit (None: a wild)
+
+
+@dataclass(frozen=True)
+class ProposedMeld:
+    """A valid proposal meld as the model's shapes see it."""
+
+    copies: int  # how many times the proposal holds it
+    run: tuple[Place, ...]  # a run's places in order; () for a group
+    run_suit: str | None  # a same-suit run's suit
+    group_rank: int  # a group's rank (0 for a run)
+    group_suits: tuple[str, ...]  # a group's natural suits (SUITS order)
+    group_wilds: int  # a group's wilds
+
+
+def proposed_melds(
+    ruleset: Ruleset, melds: Counter[StandsKey], cards: dict[StandsKey, Meld]
+) -> list[ProposedMeld]:
+    """The proposal's valid melds (read one way), by key with their copies."""
+    out: list[ProposedMeld] = []
+    for key, copies in melds.items():
+        classified = classify(ruleset, cards[key])
+        if not classified.ok:
+            continue
+        reading = classified.reading
+        if reading.kind is MeldKind.SEQUENCE:
+            places = tuple(
+                (p, None if wild else tc.card.suit)
+                for p, tc, wild in zip(
+                    reading.positions, classified.cards, reading.wild, strict=True
+                )
+            )
+            out.append(ProposedMeld(copies, places, reading.suit, 0, (), 0))
+        else:
+            out.append(_group_shape(copies, classified.cards, reading))
+    return out
+
+
+def _group_shape(copies: int, cards: Sequence[TableCard], reading: Reading) -> ProposedMeld:
+    naturals = {tc.card.suit for tc, wild in zip(cards, reading.wild, strict=True) if not wild}
+    suits = tuple(s for s in SUITS if s in naturals)
+    return ProposedMeld(copies, (), None, reading.rank, suits, sum(reading.wild))
+
+
+def proposed_melds_held(tm: TurnModel, melds: Sequence[ProposedMeld]) -> list[cp_model.IntVar]:
+    """Per proposed meld, a count of it laid by the pool or by slots holding exactly it."""
+    uses = _Uses()
+    counts: list[cp_model.IntVar] = []
+    slots = tm.variables.slots
+    for meld in melds:
+        in_pool = tm.model.new_int_var(0, meld.copies, "proposal_pooled")
+        if meld.run:
+            fits = _pool_run(tm, meld, in_pool, uses)
+            in_slots = [_slot_run(tm, slot, meld) for slot in slots]
+        else:
+            fits = _pool_group(tm, meld, in_pool, uses)
+            in_slots = [_slot_group(tm, j, meld) for j in range(len(slots))]
+        if not fits:
+            tm.model.add(in_pool == 0)
+        count = tm.model.new_int_var(0, meld.copies, "proposal_held")
+        tm.model.add(count <= in_pool + sum_of(in_slots))
+        counts.append(count)
+    uses.bound(tm)
+    return counts
+
+
+class _Uses:
+    """The proposed melds' pool counts per shared template and place, bounded together,
+    and the sums of wilds per run place and group rank, made once."""
+
+    def __init__(self) -> None:
+        self.by_bound: dict[int, tuple[cp_model.LinearExprT, list[cp_model.LinearExprT]]] = {}
+        self.sums: dict[object, cp_model.LinearExprT] = {}
+
+    def sum(self, key: object, terms: list[cp_model.LinearExprT]) -> cp_model.LinearExprT:
+        if key not in self.sums:
+            self.sums[key] = sum_of(terms)
+        return self.sums[key]
+
+    def add(self, bound: cp_model.LinearExprT, use: cp_model.LinearExprT) -> None:
+        self.by_bound.setdefault(id(bound), (bound, []))[1].append(use)
+
+    def bound(self, tm: TurnModel) -> None:
+        for bound, users in self.by_bound.values():
+            tm.model.add(sum_of(users) <= bound)
+
+
+def _pool_run(tm: TurnModel, meld: ProposedMeld, in_pool: cp_model.IntVar, uses: _Uses) -> bool:
+    """The pool's terms for a proposed run: its template, each natural's fill, each wild
+    place's wilds (free ones and table wilds keeping that value there)."""
+    pool = tm.variables.pool
+    suit = meld.run_suit if tm.data.same_suit else None
+    template: RunKey = (meld.run[0][0], meld.run[-1][0], suit)
+    if template not in pool.runs:
+        return False
+    bounds: list[cp_model.LinearExprT] = [pool.runs[template]]
+    for p, natural in meld.run:
+        if natural is not None:
+            fill = pool.run_fill.get((p, natural))
+            if fill is None:
+                return False
+            bounds.append(fill)
+        else:
+            wilds = _run_wilds(tm, p, suit, uses)
+            if wilds is None:
+                return False
+            bounds.append(wilds)
+    for bound in bounds:
+        uses.add(bound, in_pool)
+    return True
+
+
+def _run_wilds(tm: TurnModel, p: int, suit: str | None, uses: _Uses) -> cp_model.LinearExprT | None:
+    pool = tm.variables.pool
+    terms: list[cp_model.LinearExprT] = [
+        var for (_, p2, s2), var in pool.run_table_wilds.items() if p2 == p and s2 == suit
+    ]
+    free = pool.run_free_wilds.get((p, suit))
+    if free is not None:
+        terms.append(free)
+    return uses.sum(("run", p, suit), terms) if terms else None
+
+
+def _pool_group(tm: TurnModel, meld: ProposedMeld, in_pool: cp_model.IntVar, uses: _Uses) -> bool:
+    """The pool's terms for a proposed group: its suit set's count, or its size's count
+    with each natural suit's and the wilds' counts in groups of its rank."""
+    pool = tm.variables.pool
+    rank = meld.group_rank
+    if not meld.group_wilds and (rank, meld.group_suits) in pool.group_sets:
+        uses.add(pool.group_sets[(rank, meld.group_suits)], in_pool)
+        return True
+    size = len(meld.group_suits) + meld.group_wilds
+    if (rank, size) not in pool.groups:
+        return False
+    uses.add(pool.groups[(rank, size)], in_pool)
+    for s in meld.group_suits:
+        if (rank, s) not in pool.group_suits:
+            return False
+        uses.add(pool.group_suits[(rank, s)], in_pool)
+    if meld.group_wilds:
+        wilds = _group_wilds(tm, rank, uses)
+        if wilds is None:
+            return False
+        uses.add(wilds, in_pool * meld.group_wilds)
+    return True
+
+
+def _group_wilds(tm: TurnModel, rank: int, uses: _Uses) -> cp_model.LinearExprT | None:
+    pool = tm.variables.pool
+    wilds = tm.data.wilds
+    terms: list[cp_model.LinearExprT] = [
+        var for i, var in pool.group_table_wilds.items() if wilds[i].value.rank == rank
+    ]
+    if rank in pool.group_free_wilds:
+        terms.append(pool.group_free_wilds[rank])
+    return uses.sum(("group", rank), terms) if terms else None
+
+
+def _slot_run(tm: TurnModel, slot: MeldSlot, meld: ProposedMeld) -> cp_model.IntVar:
+    """A literal that may be 1 only where ``slot`` is exactly this run."""
+    m = tm.model
+    exact = m.new_bool_var("slot_is_proposal")
+    places = dict(meld.run)
+    literals: list[cp_model.IntVar] = [slot.active, slot.is_run]
+    if meld.run_suit is not None and slot.run_suit:
+        literals.append(slot.run_suit[meld.run_suit])
+    for p, occupied in slot.occupied.items():
+        if p not in places:
+            m.add(exact <= 1 - occupied)
+            continue
+        natural = places[p]
+        holder = slot.run_wild.get(p) if natural is None else slot.run_natural.get((p, natural))
+        if holder is None:
+            m.add(exact == 0)
+            return exact
+        literals.append(holder)
+    if not slot.occupied or len(places) > len(slot.occupied):
+        m.add(exact == 0)
+    for literal in literals:
+        m.add(exact <= literal)
+    return exact
+
+
+def _slot_group(tm: TurnModel, j: int, meld: ProposedMeld) -> cp_model.IntVar:
+    """A literal that may be 1 only where slot ``j`` is exactly this group."""
+    m = tm.model
+    slot = tm.variables.slots[j]
+    rank = meld.group_rank
+    exact = m.new_bool_var("slot_is_proposal")
+    if rank not in slot.group_rank:
+        m.add(exact == 0)
+        return exact
+    m.add(exact <= slot.is_group)
+    m.add(exact <= slot.group_rank[rank])
+    for s in SUITS:
+        natural = slot.group_natural.get((rank, s))
+        if s in meld.group_suits:
+            if natural is None:
+                m.add(exact == 0)
+                return exact
+            m.add(exact <= natural)
+        elif natural is not None:
+            m.add(exact <= 1 - natural)
+    wilds: list[cp_model.LinearExprT] = [
+        v for (_, k), v in tm.variables.wilds_in_slots.in_group.items() if k == j
+    ]
+    if rank in slot.group_free_wilds:
+        wilds.append(slot.group_free_wilds[rank])
+    held = sum_of(wilds)
+    # Exactly the meld's wilds when the literal holds (a group has at most 4 cards).
+    m.add(held - meld.group_wilds <= 4 * (1 - exact))
+    m.add(meld.group_wilds - held <= 4 * (1 - exact))
+    return exact
+
+
+# ------------------------------------------------------------------------------------------
+# Dealing the table read back as proposed
+
+
+def deal_as_proposed(table: Sequence[Meld], proposal: Move, ruleset: Ruleset) -> tuple[Meld, ...]:
+    """The table with each proposed meld it lacks dealt out where a meld of the same
+    shape (a run through the same places, a group of the same rank and size) can take
+    its cards from melds of that shape: a trade of one place's card between two runs,
+    or of two cards of one rank between two groups, keeps every meld's shape."""
+    melds = [list(meld) for meld in table]
+    for wanted in proposal.table:
+        present = Counter(_key(meld) for meld in melds)
+        if present[_key(wanted)] > 0:
+            continue
+        shape = _shape(ruleset, wanted)
+        if shape is None:
+            continue
+        targets = [i for i, meld in enumerate(melds) if _shape(ruleset, meld) == shape]
+        for target in targets:
+            trial = [list(meld) for meld in melds]
+            _trade_into(ruleset, trial, target, list(wanted), shape)
+            if _key(trial[target]) == _key(wanted):
+                melds = trial
+                break
+    return tuple(tuple(meld) for meld in melds)
+
+
+def _key(meld: Sequence[TableCard]) -> tuple[object, ...]:
+    return stands_key((tc.card, tc.value) for tc in meld)
+
+
+def _shape(ruleset: Ruleset, meld: Sequence[TableCard]) -> tuple[object, ...] | None:
+    """A run's positions or a group's rank and size (None: not one valid meld)."""
+    classified = classify(ruleset, meld)
+    if not classified.ok:
+        return None
+    reading = classified.reading
+    if reading.kind is MeldKind.SEQUENCE:
+        return ("run", reading.positions)
+    return ("group", reading.rank, len(meld))
+
+
+def _stand(ruleset: Ruleset, meld: Sequence[TableCard]) -> list[TableCard]:
+    """The meld's cards with every wild's value written out, in the meld's order."""
+    classified = classify(ruleset, meld)
+    return list(classified.normalized)
+
+
+def _trade_into(
+    ruleset: Ruleset,
+    melds: list[list[TableCard]],
+    target: int,
+    wanted: list[TableCard],
+    shape: tuple[object, ...],
+) -> None:
+    """Trade cards of the same standing (one run place, or one group rank) from melds
+    of the same shape into ``melds[target]`` until it holds ``wanted``'s cards."""
+    want = _stand(ruleset, wanted)
+    for index, card in enumerate(want):
+        here = _stand(ruleset, melds[target])
+        if shape[0] == "run":
+            if _same(here[index], card):
+                continue
+            _swap_place(ruleset, melds, target, index, card, shape)
+        else:
+            if any(_same(tc, card) for tc in here):
+                continue
+            _swap_group(ruleset, melds, target, card, want, shape)
+
+
+def _same(a: TableCard, b: TableCard) -> bool:
+    return a.card == b.card and (a.value is None) == (b.value is None)
+
+
+def _swap_place(
+    ruleset: Ruleset,
+    melds: list[list[TableCard]],
+    target: int,
+    index: int,
+    card: TableCard,
+    shape: tuple[object, ...],
+) -> None:
+    position = shape[1][index]  # type: ignore[index]
+    for i, meld in enumerate(melds):
+        if i == target:
+            continue
+        classified = classify(ruleset, meld)
+        if not classified.ok or classified.reading.kind is not MeldKind.SEQUENCE:
+            continue
+        positions = classified.reading.positions
+        if position not in positions:
+            continue
+        at = positions.index(position)
+        if _same(_stand(ruleset, meld)[at], card):
+            meld[at], melds[target][index] = melds[target][index], meld[at]
+            return
+
+
+def _swap_group(
+    ruleset: Ruleset,
+    melds: list[list[TableCard]],
+    target: int,
+    card: TableCard,
+    want: list[TableCard],
+    shape: tuple[object, ...],
+) -> None:
+    here = _stand(ruleset, melds[target])
+    spare = next((k for k, tc in enumerate(here) if not any(_same(tc, w) for w in want)), None)
+    if spare is None:
+        return
+    for i, meld in enumerate(melds):
+        if i == target or _shape(ruleset, meld) is None:
+            continue
+        if _shape(ruleset, meld)[1:2] != shape[1:2]:  # type: ignore[index]
+            continue
+        stood = _stand(ruleset, meld)
+        at = next((k for k, tc in enumerate(stood) if _same(tc, card)), None)
+        if at is not None:
+            meld[at], melds[target][spare] = melds[target][spare], meld[at]
+            return
