@@ -44,9 +44,10 @@ from solver.rearrangement.suggest_melds import (
     deal_as_proposed,
     proposed_melds,
     proposed_melds_held,
+    read_meld,
 )
 from solver.rearrangement.turns import PlacedOracle
-from solver.rummy.melds import MeldClassification, classify
+from solver.rummy.melds import MeldClassification
 from solver.rummy.position import Meld, Move, Position
 from solver.rummy.table_change import StandsKey, changed_melds, stands_key
 
@@ -180,7 +181,7 @@ def _after_key(meld: Meld) -> StandsKey:
 def written_out(ruleset: Ruleset, proposal: Move) -> Move:
     """The proposal with every valid meld's wild values written out (``JK`` in a run is
     ``JK=6`` there), so that its melds compare with a table the referee wrote out."""
-    table = tuple(classify(ruleset, meld).normalized for meld in proposal.table)
+    table = tuple(read_meld(ruleset, meld).normalized for meld in proposal.table)
     return Move(table, proposal.to_hand, proposal.knock, proposal.discard)
 
 

@@ -23,7 +23,7 @@ from ortools.sat.python import cp_model
 from solver.core.cards import SUITS, TableCard
 from solver.core.rulesets import Ruleset
 from solver.rearrangement.model import MeldSlot, RunKey, TurnModel, sum_of
-from solver.rummy.melds import MeldKind, Reading, classify
+from solver.rummy.melds import MeldClassification, MeldKind, Reading, classify
 from solver.rummy.position import Meld, Move
 from solver.rummy.table_change import StandsKey, stands_key
 
@@ -48,13 +48,13 @@ def proposed_melds(
     """The proposal's valid melds (read one way), by key with their copies."""
     out: list[ProposedMeld] = []
     for key, copies in melds.items():
-        classified = classify(ruleset, cards[key])
+        classified = read_meld(ruleset, cards[key])
         if not classified.ok:
             continue
         reading = classified.reading
         if reading.kind is MeldKind.SEQUENCE:
             places = tuple(
-                (p, None if wild else tc.card.suit)
+                (p, None if wild and not _as_itself(tc, p) else tc.card.suit)
                 for p, tc, wild in zip(
                     reading.positions, classified.cards, reading.wild, strict=True
                 )
@@ -63,6 +63,33 @@ def proposed_melds(
         else:
             out.append(_group_shape(copies, classified.cards, reading))
     return out
+
+
+def read_meld(ruleset: Ruleset, meld: Sequence[TableCard]) -> MeldClassification:
+    """The meld's reading; a sequence written out of order is read in order (by the rank
+    each card stands for, the ace low, then high): key 2 compares cards in any order."""
+    classified = classify(ruleset, meld)
+    if classified.ok:
+        return classified
+    for ace in (1, 14):
+        ordered = sorted(meld, key=lambda tc: _stands_for(tc, ace))
+        again = classify(ruleset, ordered)
+        if again.ok:
+            return again
+    return classified
+
+
+def _stands_for(tc: TableCard, ace: int) -> int:
+    rank = tc.value.rank if tc.value is not None else tc.card.rank
+    return ace if rank == 1 else rank
+
+
+def _as_itself(tc: TableCard, position: int) -> bool:
+    """A wild written standing for its own card in its own place (mexe-mexe ``2C=2C``):
+    the model holds it as that natural."""
+    value = tc.value
+    own = tc.card.is_ordinary and tc.card.rank == (1 if position == 14 else position)
+    return own and value is not None and value.suit in (None, tc.card.suit)
 
 
 def _group_shape(copies: int, cards: Sequence[TableCard], reading: Reading) -> ProposedMeld:

@@ -77,12 +77,28 @@ def proposal_melds_kept(ruleset: Ruleset, proposal: Move, table: Sequence[Meld])
     left = Counter(stands(meld) for meld in table)
     kept = 0
     for written in proposal.table:
-        meld = classify(ruleset, written).normalized
+        meld = _read(ruleset, written)
         key = stands(meld)
         if left[key] > 0:
             left[key] -= 1
             kept += 1
     return kept
+
+
+def _read(ruleset: Ruleset, meld: Meld) -> Meld:
+    """The meld with its wilds' values written out, read in order if written out of order
+    (by the rank each card stands for, aces low, then high): kept means the same cards."""
+    for ace in (None, 1, 14):
+        ordered = meld if ace is None else tuple(sorted(meld, key=lambda tc: _rank(tc, ace)))
+        classified = classify(ruleset, ordered)
+        if classified.ok:
+            return classified.normalized
+    return meld
+
+
+def _rank(tc: TableCard, ace: int) -> int:
+    rank = tc.value.rank if tc.value is not None else tc.card.rank
+    return ace if rank == 1 else rank
 
 
 def keys_of(position: Position, proposal: Move, table: Sequence[Meld], laid: int) -> Keys:
