@@ -286,6 +286,8 @@ def deal_as_proposed(table: Sequence[Meld], proposal: Move, ruleset: Ruleset) ->
         shape = _shape(ruleset, wanted)
         if shape is None:
             continue
+        if shape[0] == "run" and _split_off(ruleset, melds, list(wanted)):
+            continue
         targets = [i for i, meld in enumerate(melds) if _shape(ruleset, meld) == shape]
         for target in targets:
             trial = [list(meld) for meld in melds]
@@ -294,6 +296,22 @@ def deal_as_proposed(table: Sequence[Meld], proposal: Move, ruleset: Ruleset) ->
                 melds = trial
                 break
     return tuple(tuple(meld) for meld in melds)
+
+
+def _split_off(ruleset: Ruleset, melds: list[list[TableCard]], wanted: list[TableCard]) -> bool:
+    """Split a longer run into ``wanted`` and the run left at either end (the rebuild joins
+    runs laid end to end where new melds are unlimited, rummikub)."""
+    want = _key(wanted)
+    size = len(wanted)
+    shortest = ruleset.melds.min_sequence
+    for i, meld in enumerate(melds):
+        if len(meld) < size + shortest or _shape(ruleset, meld) is None:
+            continue
+        for head, tail in ((meld[:size], meld[size:]), (meld[-size:], meld[:-size])):
+            if _key(head) == want and _shape(ruleset, tail) is not None:
+                melds[i : i + 1] = [list(head), list(tail)]
+                return True
+    return False
 
 
 def _key(meld: Sequence[TableCard]) -> tuple[object, ...]:
