@@ -114,11 +114,11 @@ def suggest_move(
     move = rebuild_move(tm, solver)
     move = Move(move.table, move.to_hand, proposal.knock, move.discard)
     checked = _checked(position, move, oracle, proposal.knock)
-    dealt = deal_as_proposed(move.table, proposal, position.ruleset)
-    if dealt != move.table:
+    dealt = deal_as_proposed(move, proposal, position.ruleset)
+    if dealt != move:
         # The proposal's runs dealt as proposed: the same counts, so legal as the table
         # found unless a trade broke a rule the counts do not see; then the table found.
-        again = _judged(position, Move(dealt, move.to_hand, move.knock, move.discard), oracle)
+        again = _judged(position, dealt, oracle)
         checked = again or checked
     kept = kept_melds(position, proposal, checked.move.table)
     same = Counter(checked.verdict.played) == wanted

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from solver.core.cards import SUITS, TableCard
-from solver.core.rulesets import Ruleset
+from solver.core.cards import SUITS, Card, TableCard, WildValue
+from solver.core.rulesets import Ruleset, rank_of_position
 from solver.rearrangement.model import MeldSlot, RunKey, TurnModel, sum_of
 from solver.rummy.melds import MeldClassification, MeldKind, Reading, classify
 from solver.rummy.position import Meld, Move
@@ -174,6 +174,11 @@ def _run_wilds(tm: TurnModel, p: int, suit: str | None, uses: _Uses) -> cp_model
     free = pool.run_free_wilds.get((p, suit))
     if free is not None:
         terms.append(free)
+    if suit is not None:
+        # The lone free wild, where it is counted as a stand-in for this place's card.
+        stand_in = pool.stand_ins.get((rank_of_position(p), suit))
+        if stand_in is not None:
+            terms.append(stand_in)
     return uses.sum(("run", p, suit), terms) if terms else None
 
 
@@ -273,12 +278,13 @@ def _slot_group(tm: TurnModel, j: int, meld: ProposedMeld) -> cp_model.IntVar:
 # Dealing the table read back as proposed
 
 
-def deal_as_proposed(table: Sequence[Meld], proposal: Move, ruleset: Ruleset) -> tuple[Meld, ...]:
+def deal_as_proposed(move: Move, proposal: Move, ruleset: Ruleset) -> Move:
     """The table with each proposed meld it lacks dealt out where a meld of the same
     shape (a run through the same places, a group of the same rank and size) can take
     its cards from melds of that shape: a trade of one place's card between two runs,
     or of two cards of one rank between two groups, keeps every meld's shape."""
-    melds = [list(meld) for meld in table]
+    melds = [list(meld) for meld in move.table]
+    to_hand = list(move.to_hand)
     for wanted in proposal.table:
         present = Counter(_key(meld) for meld in melds)
         if present[_key(wanted)] > 0:
@@ -292,10 +298,55 @@ def deal_as_proposed(table: Sequence[Meld], proposal: Move, ruleset: Ruleset) ->
         for target in targets:
             trial = [list(meld) for meld in melds]
             _trade_into(ruleset, trial, target, list(wanted), shape)
+            back = list(to_hand)
+            _trade_wilds(ruleset, trial, target, _in_order(ruleset, wanted), back)
             if _key(trial[target]) == _key(wanted):
-                melds = trial
+                melds, to_hand = trial, back
                 break
-    return tuple(tuple(meld) for meld in melds)
+    table = tuple(tuple(meld) for meld in melds)
+    return Move(table, tuple(to_hand), move.knock, move.discard)
+
+
+def _in_order(ruleset: Ruleset, meld: Sequence[TableCard]) -> list[TableCard]:
+    """The meld's cards in the order the table writes them (a run ascending)."""
+    return list(read_meld(ruleset, meld).cards)
+
+
+def _trade_wilds(
+    ruleset: Ruleset,
+    melds: list[list[TableCard]],
+    target: int,
+    wanted: list[TableCard],
+    to_hand: list[Card],
+) -> None:
+    """Trade wild-capable cards, each taking the value of the place it goes to, so that
+    ``melds[target]`` holds the wanted ones: the model counts wilds, not which card (the
+    2s of mexe-mexe), and a 2 on its own place may trade with a wild 2 elsewhere or one
+    taken back to the hand."""
+    here = melds[target]
+    if len(here) != len(wanted):
+        return
+    for k, (mine, want) in enumerate(zip(here, wanted, strict=True)):
+        if mine.card == want.card or not ruleset.is_wild_card(mine.card):
+            continue
+        if not ruleset.is_wild_card(want.card):
+            continue
+        if want.card in to_hand:
+            to_hand[to_hand.index(want.card)] = mine.card
+            here[k] = TableCard(want.card, want.value)
+            continue
+        for i, meld in enumerate(melds):
+            at = next((n for n, tc in enumerate(meld) if tc.card == want.card), None)
+            if i == target or at is None:
+                continue
+            other = meld[at]
+            here[k] = TableCard(want.card, want.value)
+            meld[at] = TableCard(mine.card, other.value if other.value else _own(other))
+            break
+
+
+def _own(tc: TableCard) -> WildValue:
+    return WildValue(tc.card.rank, tc.card.suit)
 
 
 def _split_off(ruleset: Ruleset, melds: list[list[TableCard]], wanted: list[TableCard]) -> bool:
