@@ -62,12 +62,11 @@ def hand_cards_laid(position: Position, proposal: Move) -> Counter[Card]:
 
 def stands(meld: Sequence[TableCard]) -> tuple[tuple[str, int], ...]:
     """A meld's cards, each with the rank it stands for as a wild (0: as itself)."""
-    return tuple(
-        sorted(
-            (tc.card.code, 0 if tc.value is None or tc.value.rank == tc.card.rank else tc.value.rank)
-            for tc in meld
-        )
-    )
+    return tuple(sorted((tc.card.code, _wild_rank(tc)) for tc in meld))
+
+
+def _wild_rank(tc: TableCard) -> int:
+    return 0 if tc.value is None or tc.value.rank == tc.card.rank else tc.value.rank
 
 
 def proposal_melds_kept(ruleset: Ruleset, proposal: Move, table: Sequence[Meld]) -> int:
