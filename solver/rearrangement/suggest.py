@@ -51,7 +51,13 @@ from solver.rummy.melds import MeldClassification
 from solver.rummy.position import Meld, Move, Position
 from solver.rummy.table_change import StandsKey, changed_melds, stands_key
 
-__all__ = ["SuggestedMove", "Suggestion", "proposal_hand_cards", "suggest_move"]
+__all__ = [
+    "SuggestedMove",
+    "Suggestion",
+    "kept_melds",
+    "proposal_hand_cards",
+    "suggest_move",
+]
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,7 @@ class SuggestedMove:
 
     solved: SolvedMove
     kept: tuple[int, ...]  # indices into the proposal's table of the melds kept exactly
+    kept_here: tuple[bool, ...]  # per meld of the suggested table: one of those
     same_cards: bool  # it plays exactly the proposal's hand cards (key 1 met in full)
 
 
@@ -120,11 +127,11 @@ def suggest_move(
         # found unless a trade broke a rule the counts do not see; then the table found.
         again = _judged(position, dealt, oracle)
         checked = again or checked
-    kept = kept_melds(position, proposal, checked.move.table)
+    kept, marks = kept_melds(proposal, checked.move.table)
     same = Counter(checked.verdict.played) == wanted
     optimal = budget.optimal and status == cp_model.OPTIMAL
     note = _found_note(checked, wanted, same, len(kept), len(proposal.table))
-    return Suggestion(SuggestedMove(checked, kept, same), note, optimal)
+    return Suggestion(SuggestedMove(checked, kept, marks, same), note, optimal)
 
 
 def _restrict_to(tm: TurnModel, wanted: Counter[Card]) -> cp_model.LinearExprT:
@@ -192,17 +199,20 @@ def _before_key(classified: MeldClassification) -> StandsKey:
     return stands_key((tc.card, v if w else None) for tc, v, w in stands)
 
 
-def kept_melds(position: Position, proposal: Move, table: Sequence[Meld]) -> tuple[int, ...]:
-    """Indices of the proposal's melds that ``table`` holds exactly (key 2), each meld of
-    ``table`` matching one proposal meld at most."""
-    left = Counter(_after_key(meld) for meld in table)
+def kept_melds(proposal: Move, table: Sequence[Meld]) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+    """Key 2 read off a table: the indices of the proposal's melds that ``table`` holds
+    exactly, and per meld of ``table`` whether it is one of them (each matched once)."""
+    left: dict[StandsKey, list[int]] = {}
+    for index, meld in enumerate(table):
+        left.setdefault(_after_key(meld), []).append(index)
     kept: list[int] = []
+    marks = [False] * len(table)
     for index, meld in enumerate(proposal.table):
-        key = _after_key(meld)
-        if left[key] > 0:
-            left[key] -= 1
+        places = left.get(_after_key(meld))
+        if places:
+            marks[places.pop(0)] = True
             kept.append(index)
-    return tuple(kept)
+    return tuple(kept), tuple(marks)
 
 
 def _checked(

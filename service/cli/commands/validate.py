@@ -5,6 +5,9 @@ Example::
     carrossel validate carrossel --players 2 --drawn 1 \\
         --table "7H 8S JK=9" --hand "5C 9D" --after "5C JK 7H 8S 9D"
 
+With ``--suggest``, an illegal move is followed by the nearest legal table (issue #53), its
+melds kept from the proposal marked ``*``.
+
 Exit status: 0 legal, 1 illegal, 2 malformed input (bad code, impossible counts, ...), 3 when
 shangai or manipulation's R8 search could not be settled in 10 s (no verdict is guessed).
 """
@@ -22,6 +25,7 @@ from solver.core.registry import Rpc, not_served, serves
 from solver.core.rulesets import RULESETS
 from solver.rearrangement.referee import Verdict
 from solver.rearrangement.search import SearchUndecided, validate_move
+from solver.rearrangement.suggest import Suggestion, suggest_move
 from solver.rummy.position import Turn, parse_move, parse_position
 
 
@@ -54,6 +58,11 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument(
         "--melded-sequence", action="store_true", help="vatikan: has laid a sequence already"
     )
+    parser.add_argument(
+        "--suggest",
+        action="store_true",
+        help="if the move is illegal, print the nearest legal table (kept melds marked *)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -83,7 +92,26 @@ def run(args: argparse.Namespace) -> int:
         print(f"undecided: {undecided}", file=sys.stderr)
         return 3
     print(render(verdict))
+    if args.suggest and not verdict.legal:
+        print(render_suggestion(suggest_move(position, move)))
     return 0 if verdict.legal else 1
+
+
+def render_suggestion(suggestion: Suggestion) -> str:
+    """The nearest legal table, each meld kept from the proposal marked ``*``."""
+    found = suggestion.move
+    if found is None:
+        return f"nearest legal: none. {suggestion.note}"
+    solved = found.solved
+    kept = zip(solved.move.table, found.kept_here, strict=True)
+    melds = [("*" if mark else "") + format_cards(meld) for meld, mark in kept]
+    proved = "" if suggestion.optimal else " (not proved nearest in the time given)"
+    lines = [f"nearest legal{proved}: {' | '.join(melds)}"]
+    if solved.move.to_hand:
+        lines.append(f"  to hand: {format_cards(solved.move.to_hand)}")
+    lines.append(f"  played: {format_cards(solved.verdict.played)}")
+    lines.append(f"  {suggestion.note} (* = a meld kept as proposed)")
+    return "\n".join(lines)
 
 
 def render(verdict: Verdict) -> str:
