@@ -121,12 +121,14 @@ def suggest_move(
     move = rebuild_move(tm, solver)
     move = Move(move.table, move.to_hand, proposal.knock, move.discard)
     checked = _checked(position, move, oracle, proposal.knock)
-    dealt = deal_as_proposed(move, proposal, position.ruleset)
+    before = frozenset(_before_key(classified) for classified in position.readings)
+    dealt = deal_as_proposed(move, proposal, position.ruleset, before)
     if dealt != move:
         # The proposal's runs dealt as proposed: the same counts, so legal as the table
         # found unless a trade broke a rule the counts do not see; then the table found.
         again = _judged(position, dealt, oracle)
-        checked = again or checked
+        if again is not None and _nearer(proposal, again, checked):
+            checked = again
     kept, marks = kept_melds(proposal, checked.move.table)
     same = Counter(checked.verdict.played) == wanted
     optimal = budget.optimal and status == cp_model.OPTIMAL
@@ -235,6 +237,15 @@ def _checked(
         n_changed,
         flags,
     )
+
+
+def _nearer(proposal: Move, one: SolvedMove, other: SolvedMove) -> bool:
+    """Is ``one`` nearer the proposal than ``other`` by keys 2 and 3 (the same cards laid)?"""
+
+    def keys(solved: SolvedMove) -> tuple[int, int]:
+        return len(kept_melds(proposal, solved.move.table)[0]), -solved.melds_changed
+
+    return keys(one) > keys(other)
 
 
 def _judged(position: Position, move: Move, oracle: PlacedOracle | None) -> SolvedMove | None:

@@ -278,7 +278,9 @@ def _slot_group(tm: TurnModel, j: int, meld: ProposedMeld) -> cp_model.IntVar:
 # Dealing the table read back as proposed
 
 
-def deal_as_proposed(move: Move, proposal: Move, ruleset: Ruleset) -> Move:
+def deal_as_proposed(
+    move: Move, proposal: Move, ruleset: Ruleset, before: frozenset[StandsKey]
+) -> Move:
     """The table with each proposed meld it lacks dealt out where a meld of the same
     shape (a run through the same places, a group of the same rank and size) can take
     its cards from melds of that shape: a trade of one place's card between two runs,
@@ -297,14 +299,23 @@ def deal_as_proposed(move: Move, proposal: Move, ruleset: Ruleset) -> Move:
         targets = [i for i, meld in enumerate(melds) if _shape(ruleset, meld) == shape]
         for target in targets:
             trial = [list(meld) for meld in melds]
-            _trade_into(ruleset, trial, target, list(wanted), shape)
+            protected = before | {_key(meld) for meld in proposal.table}
+            _trade_into(ruleset, trial, target, list(wanted), shape, protected)
             back = list(to_hand)
-            _trade_wilds(ruleset, trial, target, _in_order(ruleset, wanted), back)
+            _trade_wilds(ruleset, trial, target, _in_order(ruleset, wanted), back, protected)
             if _key(trial[target]) == _key(wanted):
                 melds, to_hand = trial, back
                 break
     table = tuple(tuple(meld) for meld in melds)
     return Move(table, tuple(to_hand), move.knock, move.discard)
+
+
+def _sources(
+    melds: list[list[TableCard]], protected: frozenset[StandsKey]
+) -> list[tuple[int, list[TableCard]]]:
+    """The melds to take a card from, those that are no meld before and no proposed meld
+    first: a trade out of a meld kept as it was would change it (key 3) or unkeep it."""
+    return sorted(enumerate(melds), key=lambda im: _key(im[1]) in protected)
 
 
 def _in_order(ruleset: Ruleset, meld: Sequence[TableCard]) -> list[TableCard]:
@@ -318,6 +329,7 @@ def _trade_wilds(
     target: int,
     wanted: list[TableCard],
     to_hand: list[Card],
+    protected: frozenset[StandsKey],
 ) -> None:
     """Trade wild-capable cards, each taking the value of the place it goes to, so that
     ``melds[target]`` holds the wanted ones: the model counts wilds, not which card (the
@@ -335,7 +347,7 @@ def _trade_wilds(
             to_hand[to_hand.index(want.card)] = mine.card
             here[k] = TableCard(want.card, want.value)
             continue
-        for i, meld in enumerate(melds):
+        for i, meld in _sources(melds, protected):
             at = next((n for n, tc in enumerate(meld) if tc.card == want.card), None)
             if i == target or at is None:
                 continue
@@ -365,7 +377,7 @@ def _split_off(ruleset: Ruleset, melds: list[list[TableCard]], wanted: list[Tabl
     return False
 
 
-def _key(meld: Sequence[TableCard]) -> tuple[object, ...]:
+def _key(meld: Sequence[TableCard]) -> StandsKey:
     return stands_key((tc.card, tc.value) for tc in meld)
 
 
@@ -392,6 +404,7 @@ def _trade_into(
     target: int,
     wanted: list[TableCard],
     shape: tuple[object, ...],
+    protected: frozenset[StandsKey],
 ) -> None:
     """Trade cards of the same standing (one run place, or one group rank) from melds
     of the same shape into ``melds[target]`` until it holds ``wanted``'s cards."""
@@ -401,11 +414,11 @@ def _trade_into(
         if shape[0] == "run":
             if _same(here[index], card):
                 continue
-            _swap_place(ruleset, melds, target, index, card, shape)
+            _swap_place(ruleset, melds, target, index, card, shape, protected)
         else:
             if any(_same(tc, card) for tc in here):
                 continue
-            _swap_group(ruleset, melds, target, card, want, shape)
+            _swap_group(ruleset, melds, target, card, want, shape, protected)
 
 
 def _same(a: TableCard, b: TableCard) -> bool:
@@ -419,9 +432,10 @@ def _swap_place(
     index: int,
     card: TableCard,
     shape: tuple[object, ...],
+    protected: frozenset[StandsKey],
 ) -> None:
     position = shape[1][index]  # type: ignore[index]
-    for i, meld in enumerate(melds):
+    for i, meld in _sources(melds, protected):
         if i == target:
             continue
         classified = classify(ruleset, meld)
@@ -443,12 +457,13 @@ def _swap_group(
     card: TableCard,
     want: list[TableCard],
     shape: tuple[object, ...],
+    protected: frozenset[StandsKey],
 ) -> None:
     here = _stand(ruleset, melds[target])
     spare = next((k for k, tc in enumerate(here) if not any(_same(tc, w) for w in want)), None)
     if spare is None:
         return
-    for i, meld in enumerate(melds):
+    for i, meld in _sources(melds, protected):
         if i == target or _shape(ruleset, meld) is None:
             continue
         if _shape(ruleset, meld)[1:2] != shape[1:2]:  # type: ignore[index]
