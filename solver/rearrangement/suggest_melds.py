@@ -415,10 +415,45 @@ def _trade_into(
             if _same(here[index], card):
                 continue
             _swap_place(ruleset, melds, target, index, card, shape, protected)
+            spot: int | None = index
         else:
             if any(_same(tc, card) for tc in here):
                 continue
             _swap_group(ruleset, melds, target, card, want, shape, protected)
+            spot = next(
+                (k for k, tc in enumerate(here) if tc.value is not None and tc not in want), None
+            )
+        done = _stand(ruleset, melds[target])
+        if spot is not None and card.value is None and not any(_same(tc, card) for tc in done):
+            _trade_stand_in(ruleset, melds, target, spot, card, protected)
+
+
+def _trade_stand_in(
+    ruleset: Ruleset,
+    melds: list[list[TableCard]],
+    target: int,
+    spot: int,
+    card: TableCard,
+    protected: frozenset[StandsKey],
+) -> None:
+    """Put the natural ``card`` where ``melds[target]`` holds a wild standing for it, and
+    that wild in the natural's place elsewhere, standing for it there: the model counts a
+    lone wild as a stand-in for its card, so the rebuild may have laid either one."""
+    wild = melds[target][spot]
+    if wild.value is None:
+        return
+    for i, meld in _sources(melds, protected):
+        at = next(
+            (n for n, tc in enumerate(meld) if tc.card == card.card and tc.value is None), None
+        )
+        if i == target or at is None:
+            continue
+        classified = classify(ruleset, meld)
+        suited = classified.ok and classified.reading.kind is MeldKind.SEQUENCE
+        value = WildValue(card.card.rank, card.card.suit if suited else None)
+        meld[at] = TableCard(wild.card, value)
+        melds[target][spot] = TableCard(card.card, None)
+        return
 
 
 def _same(a: TableCard, b: TableCard) -> bool:
