@@ -338,23 +338,48 @@ def _trade_wilds(
     here = melds[target]
     if len(here) != len(wanted):
         return
-    for k, (mine, want) in enumerate(zip(here, wanted, strict=True)):
-        if mine.card == want.card or not ruleset.is_wild_card(mine.card):
+    wild = ruleset.is_wild_card
+    if _shape(ruleset, here) is not None and _shape(ruleset, here)[0] == "run":  # type: ignore[index]
+        pairs = [(k, want) for k, want in enumerate(wanted)]
+    else:
+        # A group's order means nothing: each wanted wild card missing takes the place of
+        # a wild card of the group that is not wanted.
+        have = Counter(tc.card for tc in here)
+        missing = [w for w in wanted if wild(w.card) and have[w.card] == 0]
+        wanted_cards = {w.card for w in wanted}
+        spares = [k for k, tc in enumerate(here) if wild(tc.card) and tc.card not in wanted_cards]
+        pairs = list(zip(spares, missing, strict=False))
+    for k, want in pairs:
+        mine = here[k]
+        if mine.card == want.card or not wild(mine.card) or not wild(want.card):
             continue
-        if not ruleset.is_wild_card(want.card):
+        _trade_one(melds, target, k, want, to_hand, protected)
+
+
+def _trade_one(
+    melds: list[list[TableCard]],
+    target: int,
+    k: int,
+    want: TableCard,
+    to_hand: list[Card],
+    protected: frozenset[StandsKey],
+) -> None:
+    """Put wild-capable ``want`` at place ``k`` of ``melds[target]``, its card taking the
+    value ``want``'s card had elsewhere (or going to the hand in its stead)."""
+    here = melds[target]
+    mine = here[k]
+    if want.card in to_hand:
+        to_hand[to_hand.index(want.card)] = mine.card
+        here[k] = TableCard(want.card, mine.value or want.value)
+        return
+    for i, meld in _sources(melds, protected):
+        at = next((n for n, tc in enumerate(meld) if tc.card == want.card), None)
+        if i == target or at is None:
             continue
-        if want.card in to_hand:
-            to_hand[to_hand.index(want.card)] = mine.card
-            here[k] = TableCard(want.card, want.value)
-            continue
-        for i, meld in _sources(melds, protected):
-            at = next((n for n, tc in enumerate(meld) if tc.card == want.card), None)
-            if i == target or at is None:
-                continue
-            other = meld[at]
-            here[k] = TableCard(want.card, want.value)
-            meld[at] = TableCard(mine.card, other.value if other.value else _own(other))
-            break
+        other = meld[at]
+        here[k] = TableCard(want.card, mine.value or want.value)
+        meld[at] = TableCard(mine.card, other.value if other.value else _own(other))
+        return
 
 
 def _own(tc: TableCard) -> WildValue:
