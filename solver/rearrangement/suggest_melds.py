@@ -299,7 +299,8 @@ def deal_as_proposed(
         targets = [i for i, meld in enumerate(melds) if _shape(ruleset, meld) == shape]
         for target in targets:
             trial = [list(meld) for meld in melds]
-            protected = before | {_key(meld) for meld in proposal.table}
+            # Taking a card from a proposed meld costs key 2, from a meld before key 3.
+            protected = {key: 1 for key in before} | {_key(meld): 2 for meld in proposal.table}
             _trade_into(ruleset, trial, target, list(wanted), shape, protected)
             back = list(to_hand)
             _trade_wilds(ruleset, trial, target, _in_order(ruleset, wanted), back, protected)
@@ -311,11 +312,11 @@ def deal_as_proposed(
 
 
 def _sources(
-    melds: list[list[TableCard]], protected: frozenset[StandsKey]
+    melds: list[list[TableCard]], protected: dict[StandsKey, int]
 ) -> list[tuple[int, list[TableCard]]]:
-    """The melds to take a card from, those that are no meld before and no proposed meld
-    first: a trade out of a meld kept as it was would change it (key 3) or unkeep it."""
-    return sorted(enumerate(melds), key=lambda im: _key(im[1]) in protected)
+    """The melds to take a card from: those that are no meld before and no proposed meld
+    first, then melds before (a trade changes one: key 3), proposed melds last (key 2)."""
+    return sorted(enumerate(melds), key=lambda im: protected.get(_key(im[1]), 0))
 
 
 def _in_order(ruleset: Ruleset, meld: Sequence[TableCard]) -> list[TableCard]:
@@ -329,7 +330,7 @@ def _trade_wilds(
     target: int,
     wanted: list[TableCard],
     to_hand: list[Card],
-    protected: frozenset[StandsKey],
+    protected: dict[StandsKey, int],
 ) -> None:
     """Trade wild-capable cards, each taking the value of the place it goes to, so that
     ``melds[target]`` holds the wanted ones: the model counts wilds, not which card (the
@@ -362,7 +363,7 @@ def _trade_one(
     k: int,
     want: TableCard,
     to_hand: list[Card],
-    protected: frozenset[StandsKey],
+    protected: dict[StandsKey, int],
 ) -> None:
     """Put wild-capable ``want`` at place ``k`` of ``melds[target]``, its card taking the
     value ``want``'s card had elsewhere (or going to the hand in its stead)."""
@@ -429,7 +430,7 @@ def _trade_into(
     target: int,
     wanted: list[TableCard],
     shape: tuple[object, ...],
-    protected: frozenset[StandsKey],
+    protected: dict[StandsKey, int],
 ) -> None:
     """Trade cards of the same standing (one run place, or one group rank) from melds
     of the same shape into ``melds[target]`` until it holds ``wanted``'s cards."""
@@ -459,7 +460,7 @@ def _trade_stand_in(
     target: int,
     spot: int,
     card: TableCard,
-    protected: frozenset[StandsKey],
+    protected: dict[StandsKey, int],
 ) -> None:
     """Put the natural ``card`` where ``melds[target]`` holds a wild standing for it, and
     that wild in the natural's place elsewhere, standing for it there: the model counts a
@@ -492,7 +493,7 @@ def _swap_place(
     index: int,
     card: TableCard,
     shape: tuple[object, ...],
-    protected: frozenset[StandsKey],
+    protected: dict[StandsKey, int],
 ) -> None:
     position = shape[1][index]  # type: ignore[index]
     for i, meld in _sources(melds, protected):
@@ -517,7 +518,7 @@ def _swap_group(
     card: TableCard,
     want: list[TableCard],
     shape: tuple[object, ...],
-    protected: frozenset[StandsKey],
+    protected: dict[StandsKey, int],
 ) -> None:
     here = _stand(ruleset, melds[target])
     spare = next((k for k, tc in enumerate(here) if not any(_same(tc, w) for w in want)), None)
