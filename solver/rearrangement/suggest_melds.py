@@ -146,10 +146,10 @@ def _pool_run(tm: TurnModel, meld: ProposedMeld, in_pool: cp_model.IntVar, uses:
     place's wilds (free ones and table wilds keeping that value there)."""
     pool = tm.variables.pool
     suit = meld.run_suit if tm.data.same_suit else None
-    template: RunKey = (meld.run[0][0], meld.run[-1][0], suit)
-    if template not in pool.runs:
+    pieces = _pieces(tm, meld.run[0][0], meld.run[-1][0], suit)
+    if not pieces or any(piece not in pool.runs for piece in pieces):
         return False
-    bounds: list[cp_model.LinearExprT] = [pool.runs[template]]
+    bounds: list[cp_model.LinearExprT] = [pool.runs[piece] for piece in pieces]
     for p, natural in meld.run:
         if natural is not None:
             fill = pool.run_fill.get((p, natural))
@@ -164,6 +164,25 @@ def _pool_run(tm: TurnModel, meld: ProposedMeld, in_pool: cp_model.IntVar, uses:
     for bound in bounds:
         uses.add(bound, in_pool)
     return True
+
+
+def _pieces(tm: TurnModel, first: int, last: int, suit: str | None) -> list[RunKey]:
+    """The pool templates that lay the run from ``first`` to ``last``: itself, or where new
+    melds are unlimited and the pool's runs are at most ``2 * min - 1`` long (rummikub),
+    pieces of that length laid end to end (the rebuild joins them, ``_join_runs``)."""
+    whole: RunKey = (first, last, suit)
+    if whole in tm.variables.pool.runs or tm.data.options.max_new_melds is not None:
+        return [whole]
+    shortest = tm.data.ruleset.melds.min_sequence
+    longest = 2 * shortest - 1
+    out: list[RunKey] = []
+    start = first
+    while last - start + 1 > longest:
+        size = min(longest, last - start + 1 - shortest)
+        out.append((start, start + size - 1, suit))
+        start += size
+    out.append((start, last, suit))
+    return out
 
 
 def _run_wilds(tm: TurnModel, p: int, suit: str | None, uses: _Uses) -> cp_model.LinearExprT | None:
