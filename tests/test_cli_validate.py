@@ -40,3 +40,23 @@ def test_cli_validate_malformed(capsys: pytest.CaptureFixture[str]) -> None:
                  "--after", "7H 8S JK=9"])
     assert code == 2
     assert "position.hand[0]" in capsys.readouterr().err
+
+
+def test_cli_validate_suggest_marks_the_kept_meld(capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue #53, R5's seed: 5-Jk(6)-7-8 cannot be made without a 9 in the joker's place, so
+    # three of the four cards are the most; the proposed group of 9s is kept (marked *).
+    code = main(["validate", "carrossel", "--drawn", "1", "--table", "7H 8S JK=9",
+                 "--hand", "5C 9D 9C 9H", "--after", "5C JK=6 7H 8S | 9D 9C 9H", "--suggest"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert out.startswith("illegal\n")
+    assert "nearest legal: 7H 8S JK=9 | *9C 9D 9H" in out
+    assert "played: 9C 9D 9H" in out
+
+
+def test_cli_validate_suggest_none(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["validate", "carrossel", "--drawn", "1", "--table", "7H 8S JK=9",
+                 "--hand", "5C 9D", "--after", "5C JK=6 7H 8S", "--suggest"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "nearest legal: none. No legal play lays any of the proposal's hand cards (5C)." in out

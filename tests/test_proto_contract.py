@@ -42,13 +42,15 @@ def test_services_and_methods(service: str, methods: list[str]) -> None:
 
 FIELDS = {
     "ListRulesetsResponse": ["rulesets", "version"],
-    "ValidateMoveRequest": ["position", "move"],
+    "ValidateMoveRequest": ["position", "move", "suggest"],
     "RummyPosition": ["ruleset", "players", "table", "hand", "turn", "discard_top"],
     "Meld": ["cards"],
     "Turn": ["cards_drawn", "stock_empty", "has_melded_sequence", "has_opened", "deal_number"],
     "RummyMove": ["table", "to_hand", "knock", "discard"],
     "ValidateMoveResponse": ["legal", "violations", "played", "hand_after", "hand_points_after",
-                             "went_out", "knock_eligible", "table"],
+                             "went_out", "knock_eligible", "table", "nearest_legal",
+                             "nearest_kept_melds", "nearest_same_cards", "suggestion_optimal",
+                             "suggestion_note"],
     "Violation": ["code", "message", "meld", "cards", "rule"],
     "SolveMoveRequest": ["position", "objective", "max_moves", "time_limit_ms"],
     "SolveMoveResponse": ["moves", "optimal", "stats", "take_discard_top", "draw_advice",
@@ -114,6 +116,15 @@ def test_enums() -> None:
         ("VIOLATION_CODE_UNSPECIFIED", 0),
         *((f"VIOLATION_CODE_{n}", i) for i, n in enumerate(names, start=1)),
     ]
+
+
+def test_nearest_legal_is_a_solved_move_with_presence() -> None:
+    # Issue #53: the suggestion reuses SolveMove's message, and an answer without one says so
+    # by leaving it unset (not an empty move, which would read as "pass").
+    field = message("ValidateMoveResponse").fields_by_name["nearest_legal"]
+    assert field.message_type.name == "SolvedMove"
+    response = rummy_pb2.ValidateMoveResponse(legal=False)
+    assert not response.HasField("nearest_legal")
 
 
 def test_check_knock_move_has_presence() -> None:

@@ -11,10 +11,16 @@ import grpc
 
 from carrossel.v1 import rummy_pb2
 from service.convert import codes
-from service.limits import bounded_search
+from service.limits import bounded_search, solve_slot, solve_time_limit_s
 from service.rummy import convert
+from service.rummy.solve_move import solved_move_to_proto
+from solver.core.rulesets import Family
 from solver.rearrangement.referee import Verdict
 from solver.rearrangement.search import validate_move
+from solver.rearrangement.suggest import suggest_move
+from solver.rummy.position import Move, Position
+
+NOT_FOR_CONTRACT = "No suggestion: nearest legal moves are not for carioca yet."
 
 
 def verdict_to_proto(verdict: Verdict) -> rummy_pb2.ValidateMoveResponse:
@@ -39,4 +45,29 @@ def handle(
     """Judge the move of the request in its position."""
     assert call.move is not None  # validate_move_call always parses the move
     verdict = validate_move(call.position, call.move, max_placed=bounded_search(context))
-    return verdict_to_proto(verdict)
+    response = verdict_to_proto(verdict)
+    if request.suggest and not verdict.legal:
+        add_suggestion(response, call.position, call.move, context)
+    return response
+
+
+def add_suggestion(
+    response: rummy_pb2.ValidateMoveResponse,
+    position: Position,
+    proposal: Move,
+    context: grpc.ServicerContext,
+) -> None:
+    """Fill the nearest legal move (issue #53), searched like SolveMove: within the call's
+    deadline and holding a solve slot. Re-checked by the referee inside the solver."""
+    if position.ruleset.family is not Family.REARRANGEMENT:
+        response.suggestion_note = NOT_FOR_CONTRACT
+        return
+    limit_ms = int(solve_time_limit_s(0, context) * 1000)
+    with solve_slot(context):
+        suggestion = suggest_move(position, proposal, limit_ms)
+    response.suggestion_optimal = suggestion.optimal
+    response.suggestion_note = suggestion.note
+    if suggestion.move is not None:
+        response.nearest_legal.CopyFrom(solved_move_to_proto(suggestion.move.solved, position))
+        response.nearest_kept_melds.extend(suggestion.move.kept)
+        response.nearest_same_cards = suggestion.move.same_cards

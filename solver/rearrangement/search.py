@@ -45,6 +45,7 @@ __all__ = [
     "changed_melds",
     "default_objective",
     "knock_reach",
+    "legal_turn_model",
     "max_cards_placed",
     "play_allowed",
     "primary_key",
@@ -317,6 +318,15 @@ def primary_key(solved: SolvedMove, objective: Objective) -> tuple[int, ...]:
     if objective is Objective.GO_OUT:
         return (-solved.verdict.went_out, -solved.cards_played)
     return (-solved.cards_played,)
+
+
+def legal_turn_model(
+    position: Position, budget: Budget
+) -> tuple[TurnModel, PlacedOracle | None]:
+    """The model of this turn's legal plays with R8's largest add settled, and the
+    validator's oracle for the moves it finds (as ``solve_move`` builds it; the suggestion
+    of ValidateMove adds its own objective, ``suggest``)."""
+    return _turn_model(position, budget)
 
 
 def _turn_model(position: Position, budget: Budget) -> tuple[TurnModel, PlacedOracle | None]:

@@ -11,6 +11,9 @@ The position options and their defaults are ``position_args``'s, shared with ``h
 ``knock``. Exit status: 0 legal, 1 illegal, 2 malformed input (bad code, impossible counts,
 ...), 3 when shangai or manipulation's R8 search could not be settled in 10 s (no verdict is
 guessed).
+
+With ``--suggest``, an illegal move is followed by the nearest legal table (issue #53), its
+melds kept from the proposal marked ``*``.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from solver.core.registry import Rpc, not_served
 from solver.core.rulesets import Family
 from solver.rearrangement.referee import Verdict
 from solver.rearrangement.search import SearchUndecided, validate_move
+from solver.rearrangement.suggest import Suggestion, suggest_move
 from solver.rummy.position import parse_move
 
 
@@ -57,6 +61,11 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument("--knock", action="store_true", help="the player knocks (carrossel)")
     parser.add_argument("--discard", default="", help="carioca: the card discarded (C6)")
     parser.add_argument("--json", action="store_true", help="print ValidateMoveResponse as JSON")
+    parser.add_argument(
+        "--suggest",
+        action="store_true",
+        help="if the move is illegal, print the nearest legal table (kept melds marked *)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -90,19 +99,38 @@ def run(args: argparse.Namespace) -> int:
         print(f"undecided: {undecided}", file=sys.stderr)
         return 3
     print(render(verdict))
+    if args.suggest and not verdict.legal:
+        print(render_suggestion(suggest_move(position, move)))
     return 0 if verdict.legal else 1
 
 
 def run_json(args: argparse.Namespace) -> int:
     """The service's ValidateMove answer, as grpcurl prints it."""
     request = rummy_pb2.ValidateMoveRequest(
-        position=position_to_proto(args), move=move_to_proto(args)
+        position=position_to_proto(args), move=move_to_proto(args), suggest=args.suggest
     )
     answer = call_rpc(RummyServicer().ValidateMove, request)
     if isinstance(answer, int):
         return answer
     print_json(answer)
     return 0 if answer.legal else 1
+
+
+def render_suggestion(suggestion: Suggestion) -> str:
+    """The nearest legal table, each meld kept from the proposal marked ``*``."""
+    found = suggestion.move
+    if found is None:
+        return f"nearest legal: none. {suggestion.note}"
+    solved = found.solved
+    kept = zip(solved.move.table, found.kept_here, strict=True)
+    melds = [("*" if mark else "") + show_cards(meld) for meld, mark in kept]
+    proved = "" if suggestion.optimal else " (not proved nearest in the time given)"
+    lines = [f"nearest legal{proved}: {' | '.join(melds)}"]
+    if solved.move.to_hand:
+        lines.append(f"  to hand: {show_cards(solved.move.to_hand)}")
+    lines.append(f"  played: {show_cards(solved.verdict.played)}")
+    lines.append(f"  {suggestion.note} (* = a meld kept as proposed)")
+    return "\n".join(lines)
 
 
 def render(verdict: Verdict | ContractVerdict) -> str:

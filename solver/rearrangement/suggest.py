@@ -1,0 +1,281 @@
+"""The nearest legal move to an illegal proposal (issue #53, SPEC §4 ValidateMove ``suggest``).
+
+Three keys, compared in order (docs/validate.md, "Suggestions"):
+
+1. the proposal's hand cards: exactly those when some legal move plays them, else as many
+   of them as possible, and never another hand card;
+2. the most of the proposal's melds kept exactly (the same cards, each wild standing for
+   the same rank: ``table_change.stands_key``);
+3. the fewest melds before changed (SolveMove's tie-break).
+
+The search is one CP-SAT solve on the turn's own model (``TurnModel``): the hand cards
+outside the proposal's are fixed unlaid, and one weighted objective ranks the keys, each
+unit of a key outweighing every count of the keys after it (the counts are small, so the
+weights cannot overflow or blur the order). The model knows a meld before by its keep
+flag, so key 2 counts there the proposal's melds that are melds before left as they were;
+a proposal meld the player made new is counted on the table found (``SuggestedMove``), not
+searched for (docs/validate.md says so). The move found is re-checked by the referee
+before it is returned: a disagreement is a ``SolverError``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from solver.core.cards import Card
+from solver.core.rulesets import Ruleset
+from solver.rearrangement import tries
+from solver.rearrangement.budget import Budget
+from solver.rearrangement.model import TurnModel, sum_of
+from solver.rearrangement.rebuild import rebuild_move
+from solver.rearrangement.search import (
+    DEFAULT_TIME_LIMIT_MS,
+    SolvedMove,
+    SolverError,
+    legal_turn_model,
+    play_allowed,
+    validate_move,
+)
+from solver.rearrangement.suggest_melds import (
+    deal_as_proposed,
+    proposed_melds,
+    proposed_melds_held,
+    read_meld,
+)
+from solver.rearrangement.turns import PlacedOracle
+from solver.rummy.melds import MeldClassification
+from solver.rummy.position import Meld, Move, Position
+from solver.rummy.table_change import StandsKey, changed_melds, stands_key
+
+__all__ = [
+    "SuggestedMove",
+    "Suggestion",
+    "kept_melds",
+    "proposal_hand_cards",
+    "suggest_move",
+]
+
+
+@dataclass(frozen=True)
+class SuggestedMove:
+    """A legal move nearest the proposal, and which of the proposal's melds it keeps."""
+
+    solved: SolvedMove
+    kept: tuple[int, ...]  # indices into the proposal's table of the melds kept exactly
+    kept_here: tuple[bool, ...]  # per meld of the suggested table: one of those
+    same_cards: bool  # it plays exactly the proposal's hand cards (key 1 met in full)
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """The answer: a move, or none with a sentence saying why; ``optimal`` when proved."""
+
+    move: SuggestedMove | None
+    note: str
+    optimal: bool
+
+
+def proposal_hand_cards(position: Position, proposal: Move) -> Counter[Card]:
+    """The hand cards the proposal played: per card, the copies on its table beyond the
+    table's own (a mexe-mexe 2 in ``to_hand`` counts as taken back, so a copy on the table
+    after it is the hand's), at most the hand's copies. Cards neither in the hand nor on the
+    table are ignored (they are the referee's CARD_NOT_IN_HAND, not the suggestion's)."""
+    before = position.table_cards()
+    hand = Counter(position.hand)
+    back = Counter(proposal.to_hand)
+    played: Counter[Card] = Counter()
+    for card, count in proposal.table_cards().items():
+        from_hand = count - max(before[card] - back[card], 0)
+        played[card] = max(0, min(from_hand, hand[card]))
+    return +played
+
+
+def suggest_move(
+    position: Position,
+    proposal: Move,
+    time_limit_ms: int = DEFAULT_TIME_LIMIT_MS,
+) -> Suggestion:
+    """The legal move nearest ``proposal`` by the three keys, or none with the reason."""
+    wanted = proposal_hand_cards(position, proposal)
+    proposal = written_out(position.ruleset, proposal)
+    if not wanted:
+        return Suggestion(None, "The proposal lays no hand card, so no play is near it.", True)
+    if not play_allowed(position):
+        return Suggestion(None, "The turn allows no play (R8), so nothing can be suggested.", True)
+    budget = Budget(time_limit_ms)
+    tm, oracle = legal_turn_model(position, budget)
+    laid = _restrict_to(tm, wanted)
+    kept_counts = _proposal_melds_kept(tm, position, proposal)
+    tm.model.maximize(_nearest_objective(tm, laid, kept_counts))
+    solver, status = tries.solve_primary(
+        tm.model, True, budget, probe_last=tm.data.wild_runs_possible
+    )
+    budget.record(solver, status, primary=True)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        proved = status == cp_model.INFEASIBLE and budget.optimal
+        return Suggestion(None, _none_note(wanted, proved), proved)
+    move = rebuild_move(tm, solver)
+    move = Move(move.table, move.to_hand, proposal.knock, move.discard)
+    checked = _checked(position, move, oracle, proposal.knock)
+    before = frozenset(_before_key(classified) for classified in position.readings)
+    dealt = deal_as_proposed(move, proposal, position.ruleset, before)
+    if dealt != move:
+        # The proposal's runs dealt as proposed: the same counts, so legal as the table
+        # found unless a trade broke a rule the counts do not see; then the table found.
+        again = _judged(position, dealt, oracle)
+        if again is not None and _nearer(proposal, again, checked):
+            checked = again
+    kept, marks = kept_melds(proposal, checked.move.table)
+    same = Counter(checked.verdict.played) == wanted
+    optimal = budget.optimal and status == cp_model.OPTIMAL
+    note = _found_note(checked, wanted, same, len(kept), len(proposal.table))
+    return Suggestion(SuggestedMove(checked, kept, marks, same), note, optimal)
+
+
+def _restrict_to(tm: TurnModel, wanted: Counter[Card]) -> cp_model.LinearExprT:
+    """Key 1's constraint and measure: no hand card outside the proposal's is laid, and
+    the count of those laid; at least one (a pass is no suggestion)."""
+    used = tm.variables.hand_used
+    for card, var in used.items():
+        tm.model.add(var <= wanted[card])
+    laid = sum_of(used.values())
+    tm.model.add(laid >= 1)
+    return laid
+
+
+def _proposal_melds_kept(
+    tm: TurnModel, position: Position, proposal: Move
+) -> list[cp_model.IntVar]:
+    """Key 2 as the model sees it: per proposal meld that is a meld before left exactly as
+    it was, a count bounded by the keep flags of the melds before of its kind (identical
+    melds before are interchangeable, so the copies are counted, not matched one by one)."""
+    wanted = Counter(_after_key(meld) for meld in proposal.table)
+    cards = {_after_key(meld): meld for meld in proposal.table}
+    before: dict[StandsKey, list[int]] = {}
+    for index, classified in enumerate(position.readings):
+        before.setdefault(_before_key(classified), []).append(index)
+    keep = tm.variables.kept.keep
+    new = Counter({key: n for key, n in wanted.items() if key not in before})
+    counts = proposed_melds_held(tm, proposed_melds(position.ruleset, new, cards))
+    for key, copies in wanted.items():
+        melds = before.get(key, [])
+        if not melds:
+            continue
+        count = tm.model.new_int_var(0, min(copies, len(melds)), "proposal_kept")
+        tm.model.add(count <= sum(keep[i] for i in melds))
+        counts.append(count)
+    return counts
+
+
+def _nearest_objective(
+    tm: TurnModel, laid: cp_model.LinearExprT, kept: Sequence[cp_model.IntVar]
+) -> cp_model.LinearExprT:
+    """The three keys as one sum: a card laid outweighs every count of melds kept, a meld
+    kept every count of melds changed (0..melds before)."""
+    changed_room = len(tm.variables.kept.keep) + 1
+    kept_room = (len(kept) + 1) * changed_room
+    return cp_model.LinearExpr.weighted_sum(
+        [laid, sum_of(kept), tm.variables.changed], [kept_room, changed_room, -1]
+    )
+
+
+def _after_key(meld: Meld) -> StandsKey:
+    return stands_key((tc.card, tc.value) for tc in meld)
+
+
+def written_out(ruleset: Ruleset, proposal: Move) -> Move:
+    """The proposal with every valid meld's wild values written out (``JK`` in a run is
+    ``JK=6`` there), so that its melds compare with a table the referee wrote out."""
+    table = tuple(read_meld(ruleset, meld).normalized for meld in proposal.table)
+    return Move(table, proposal.to_hand, proposal.knock, proposal.discard)
+
+
+def _before_key(classified: MeldClassification) -> StandsKey:
+    # A meld before, its wilds' values read (a bare `JK` stands for one).
+    reading = classified.reading
+    stands = zip(classified.cards, reading.values, reading.wild, strict=True)
+    return stands_key((tc.card, v if w else None) for tc, v, w in stands)
+
+
+def kept_melds(proposal: Move, table: Sequence[Meld]) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+    """Key 2 read off a table: the indices of the proposal's melds that ``table`` holds
+    exactly, and per meld of ``table`` whether it is one of them (each matched once)."""
+    left: dict[StandsKey, list[int]] = {}
+    for index, meld in enumerate(table):
+        left.setdefault(_after_key(meld), []).append(index)
+    kept: list[int] = []
+    marks = [False] * len(table)
+    for index, meld in enumerate(proposal.table):
+        places = left.get(_after_key(meld))
+        if places:
+            marks[places.pop(0)] = True
+            kept.append(index)
+    return tuple(kept), tuple(marks)
+
+
+def _checked(
+    position: Position, move: Move, oracle: PlacedOracle | None, knock: bool
+) -> SolvedMove:
+    """The referee's verdict on the move found; a knock the proposal asked for is kept only
+    where the move allows it (R10)."""
+    verdict = validate_move(position, move, max_placed=oracle)
+    if knock and not verdict.legal:
+        move = Move(move.table, move.to_hand, False, move.discard)
+        verdict = validate_move(position, move, max_placed=oracle)
+    if not verdict.legal:
+        reasons = "; ".join(str(v) for v in verdict.violations)
+        raise SolverError(f"the suggestion search proposed an illegal move: {reasons}")
+    n_changed, flags = changed_melds(position, verdict.table)
+    return SolvedMove(
+        Move(verdict.table, move.to_hand, move.knock, move.discard),
+        verdict,
+        len(verdict.played),
+        n_changed,
+        flags,
+    )
+
+
+def _nearer(proposal: Move, one: SolvedMove, other: SolvedMove) -> bool:
+    """Is ``one`` nearer the proposal than ``other`` by keys 2 and 3 (the same cards laid)?"""
+
+    def keys(solved: SolvedMove) -> tuple[int, int]:
+        return len(kept_melds(proposal, solved.move.table)[0]), -solved.melds_changed
+
+    return keys(one) > keys(other)
+
+
+def _judged(position: Position, move: Move, oracle: PlacedOracle | None) -> SolvedMove | None:
+    """The move with its effects when the referee calls it legal, else None."""
+    verdict = validate_move(position, move, max_placed=oracle)
+    if not verdict.legal:
+        return None
+    n_changed, flags = changed_melds(position, verdict.table)
+    return SolvedMove(
+        Move(verdict.table, move.to_hand, move.knock, move.discard),
+        verdict,
+        len(verdict.played),
+        n_changed,
+        flags,
+    )
+
+
+def _none_note(wanted: Counter[Card], proved: bool) -> str:
+    cards = " ".join(card.code for card in sorted(wanted.elements()))
+    if proved:
+        return f"No legal play lays any of the proposal's hand cards ({cards})."
+    return f"No legal play with the proposal's hand cards ({cards}) was found in the time given."
+
+
+def _found_note(
+    solved: SolvedMove, wanted: Counter[Card], same: bool, kept: int, melds: int
+) -> str:
+    laid = len(solved.verdict.played)
+    if same:
+        cards = f"the proposal's {laid} hand cards"
+    else:
+        cards = f"{laid} of the proposal's {sum(wanted.values())} hand cards (none lays all)"
+    return f"The nearest legal play lays {cards} and keeps {kept} of its {melds} melds."

@@ -1,0 +1,555 @@
+"""Key 2 of a suggestion for the melds the player made new (``suggest``): how the turn
+model can hold a proposed meld exactly, and how the table read back is dealt so that it
+shows it.
+
+The model has no identity for a pool meld: runs are counts per template (first and last
+place, suit) with each place's fill counted per card; groups are counts per rank and size,
+or per set of suits. So a proposed meld is counted where the pool could hold it: its
+template, its naturals on its places, its wilds on its wild places (copies and melds
+sharing a template or a place share its count), or where one slot holds exactly its cards.
+The rebuild deals a place's cards among the runs through it in its own order, so
+``deal_as_proposed`` trades cards of one place (or a group's cards of one rank) between
+melds until the proposed meld shows; the caller re-checks the table with the referee.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from solver.core.cards import SUITS, Card, TableCard, WildValue
+from solver.core.rulesets import Ruleset, rank_of_position
+from solver.rearrangement.model import MeldSlot, RunKey, TurnModel, sum_of
+from solver.rummy.melds import MeldClassification, MeldKind, Reading, classify
+from solver.rummy.position import Meld, Move
+from solver.rummy.table_change import StandsKey, stands_key
+
+Place = tuple[int, str | None]  # a run place's position and its natural's suit (None: a wild)
+
+
+@dataclass(frozen=True)
+class ProposedMeld:
+    """A valid proposal meld as the model's shapes see it."""
+
+    copies: int  # how many times the proposal holds it
+    run: tuple[Place, ...]  # a run's places in order; () for a group
+    run_suit: str | None  # a same-suit run's suit
+    group_rank: int  # a group's rank (0 for a run)
+    group_suits: tuple[str, ...]  # a group's natural suits (SUITS order)
+    group_wilds: int  # a group's wilds
+
+
+def proposed_melds(
+    ruleset: Ruleset, melds: Counter[StandsKey], cards: dict[StandsKey, Meld]
+) -> list[ProposedMeld]:
+    """The proposal's valid melds (read one way), by key with their copies."""
+    out: list[ProposedMeld] = []
+    for key, copies in melds.items():
+        classified = read_meld(ruleset, cards[key])
+        if not classified.ok:
+            continue
+        reading = classified.reading
+        if reading.kind is MeldKind.SEQUENCE:
+            places = tuple(
+                (p, None if wild and not _as_itself(tc, p) else tc.card.suit)
+                for p, tc, wild in zip(
+                    reading.positions, classified.cards, reading.wild, strict=True
+                )
+            )
+            out.append(ProposedMeld(copies, places, reading.suit, 0, (), 0))
+        else:
+            out.append(_group_shape(copies, classified.cards, reading))
+    return out
+
+
+def read_meld(ruleset: Ruleset, meld: Sequence[TableCard]) -> MeldClassification:
+    """The meld's reading; a sequence written out of order is read in order (by the rank
+    each card stands for, the ace low, then high): key 2 compares cards in any order."""
+    classified = classify(ruleset, meld)
+    if classified.ok:
+        return classified
+    for ace in (1, 14):
+        ordered = sorted(meld, key=lambda tc: _stands_for(tc, ace))
+        again = classify(ruleset, ordered)
+        if again.ok:
+            return again
+    return classified
+
+
+def _stands_for(tc: TableCard, ace: int) -> int:
+    rank = tc.value.rank if tc.value is not None else tc.card.rank
+    return ace if rank == 1 else rank
+
+
+def _as_itself(tc: TableCard, position: int) -> bool:
+    """A wild written standing for its own card in its own place (mexe-mexe ``2C=2C``):
+    the model holds it as that natural."""
+    value = tc.value
+    own = tc.card.is_ordinary and tc.card.rank == (1 if position == 14 else position)
+    return own and value is not None and value.suit in (None, tc.card.suit)
+
+
+def _group_shape(copies: int, cards: Sequence[TableCard], reading: Reading) -> ProposedMeld:
+    naturals = {tc.card.suit for tc, wild in zip(cards, reading.wild, strict=True) if not wild}
+    suits = tuple(s for s in SUITS if s in naturals)
+    return ProposedMeld(copies, (), None, reading.rank, suits, sum(reading.wild))
+
+
+def proposed_melds_held(tm: TurnModel, melds: Sequence[ProposedMeld]) -> list[cp_model.IntVar]:
+    """Per proposed meld, a count of it laid by the pool or by slots holding exactly it."""
+    uses = _Uses()
+    counts: list[cp_model.IntVar] = []
+    slots = tm.variables.slots
+    for meld in melds:
+        in_pool = tm.model.new_int_var(0, meld.copies, "proposal_pooled")
+        if meld.run:
+            fits = _pool_run(tm, meld, in_pool, uses)
+            in_slots = [_slot_run(tm, slot, meld) for slot in slots]
+        else:
+            fits = _pool_group(tm, meld, in_pool, uses)
+            in_slots = [_slot_group(tm, j, meld) for j in range(len(slots))]
+        if not fits:
+            tm.model.add(in_pool == 0)
+        count = tm.model.new_int_var(0, meld.copies, "proposal_held")
+        tm.model.add(count <= in_pool + sum_of(in_slots))
+        counts.append(count)
+    uses.bound(tm)
+    return counts
+
+
+class _Uses:
+    """The proposed melds' pool counts per shared template and place, bounded together,
+    and the sums of wilds per run place and group rank, made once."""
+
+    def __init__(self) -> None:
+        self.by_bound: dict[int, tuple[cp_model.LinearExprT, list[cp_model.LinearExprT]]] = {}
+        self.sums: dict[object, cp_model.LinearExprT] = {}
+
+    def sum(self, key: object, terms: list[cp_model.LinearExprT]) -> cp_model.LinearExprT:
+        if key not in self.sums:
+            self.sums[key] = sum_of(terms)
+        return self.sums[key]
+
+    def add(self, bound: cp_model.LinearExprT, use: cp_model.LinearExprT) -> None:
+        self.by_bound.setdefault(id(bound), (bound, []))[1].append(use)
+
+    def bound(self, tm: TurnModel) -> None:
+        for bound, users in self.by_bound.values():
+            tm.model.add(sum_of(users) <= bound)
+
+
+def _pool_run(tm: TurnModel, meld: ProposedMeld, in_pool: cp_model.IntVar, uses: _Uses) -> bool:
+    """The pool's terms for a proposed run: its template, each natural's fill, each wild
+    place's wilds (free ones and table wilds keeping that value there)."""
+    pool = tm.variables.pool
+    suit = meld.run_suit if tm.data.same_suit else None
+    pieces = _pieces(tm, meld.run[0][0], meld.run[-1][0], suit)
+    if not pieces or any(piece not in pool.runs for piece in pieces):
+        return False
+    bounds: list[cp_model.LinearExprT] = [pool.runs[piece] for piece in pieces]
+    for p, natural in meld.run:
+        if natural is not None:
+            fill = pool.run_fill.get((p, natural))
+            if fill is None:
+                return False
+            bounds.append(fill)
+        else:
+            wilds = _run_wilds(tm, p, suit, uses)
+            if wilds is None:
+                return False
+            bounds.append(wilds)
+    for bound in bounds:
+        uses.add(bound, in_pool)
+    return True
+
+
+def _pieces(tm: TurnModel, first: int, last: int, suit: str | None) -> list[RunKey]:
+    """The pool templates that lay the run from ``first`` to ``last``: itself, or where new
+    melds are unlimited and the pool's runs are at most ``2 * min - 1`` long (rummikub),
+    pieces of that length laid end to end (the rebuild joins them, ``_join_runs``)."""
+    whole: RunKey = (first, last, suit)
+    if whole in tm.variables.pool.runs or tm.data.options.max_new_melds is not None:
+        return [whole]
+    shortest = tm.data.ruleset.melds.min_sequence
+    longest = 2 * shortest - 1
+    out: list[RunKey] = []
+    start = first
+    while last - start + 1 > longest:
+        size = min(longest, last - start + 1 - shortest)
+        out.append((start, start + size - 1, suit))
+        start += size
+    out.append((start, last, suit))
+    return out
+
+
+def _run_wilds(tm: TurnModel, p: int, suit: str | None, uses: _Uses) -> cp_model.LinearExprT | None:
+    pool = tm.variables.pool
+    terms: list[cp_model.LinearExprT] = [
+        var for (_, p2, s2), var in pool.run_table_wilds.items() if p2 == p and s2 == suit
+    ]
+    free = pool.run_free_wilds.get((p, suit))
+    if free is not None:
+        terms.append(free)
+    if suit is not None:
+        # The lone free wild, where it is counted as a stand-in for this place's card.
+        stand_in = pool.stand_ins.get((rank_of_position(p), suit))
+        if stand_in is not None:
+            terms.append(stand_in)
+    return uses.sum(("run", p, suit), terms) if terms else None
+
+
+def _pool_group(tm: TurnModel, meld: ProposedMeld, in_pool: cp_model.IntVar, uses: _Uses) -> bool:
+    """The pool's terms for a proposed group: its suit set's count, or its size's count
+    with each natural suit's and the wilds' counts in groups of its rank."""
+    pool = tm.variables.pool
+    rank = meld.group_rank
+    if not meld.group_wilds and (rank, meld.group_suits) in pool.group_sets:
+        uses.add(pool.group_sets[(rank, meld.group_suits)], in_pool)
+        return True
+    size = len(meld.group_suits) + meld.group_wilds
+    if (rank, size) not in pool.groups:
+        return False
+    uses.add(pool.groups[(rank, size)], in_pool)
+    for s in meld.group_suits:
+        if (rank, s) not in pool.group_suits:
+            return False
+        uses.add(pool.group_suits[(rank, s)], in_pool)
+    if meld.group_wilds:
+        wilds = _group_wilds(tm, rank, uses)
+        if wilds is None:
+            return False
+        uses.add(wilds, in_pool * meld.group_wilds)
+    return True
+
+
+def _group_wilds(tm: TurnModel, rank: int, uses: _Uses) -> cp_model.LinearExprT | None:
+    pool = tm.variables.pool
+    wilds = tm.data.wilds
+    terms: list[cp_model.LinearExprT] = [
+        var for i, var in pool.group_table_wilds.items() if wilds[i].value.rank == rank
+    ]
+    if rank in pool.group_free_wilds:
+        terms.append(pool.group_free_wilds[rank])
+    return uses.sum(("group", rank), terms) if terms else None
+
+
+def _slot_run(tm: TurnModel, slot: MeldSlot, meld: ProposedMeld) -> cp_model.IntVar:
+    """A literal that may be 1 only where ``slot`` is exactly this run."""
+    m = tm.model
+    exact = m.new_bool_var("slot_is_proposal")
+    places = dict(meld.run)
+    literals: list[cp_model.IntVar] = [slot.active, slot.is_run]
+    if meld.run_suit is not None and slot.run_suit:
+        literals.append(slot.run_suit[meld.run_suit])
+    for p, occupied in slot.occupied.items():
+        if p not in places:
+            m.add(exact <= 1 - occupied)
+            continue
+        natural = places[p]
+        holder = slot.run_wild.get(p) if natural is None else slot.run_natural.get((p, natural))
+        if holder is None:
+            m.add(exact == 0)
+            return exact
+        literals.append(holder)
+    if not slot.occupied or len(places) > len(slot.occupied):
+        m.add(exact == 0)
+    for literal in literals:
+        m.add(exact <= literal)
+    return exact
+
+
+def _slot_group(tm: TurnModel, j: int, meld: ProposedMeld) -> cp_model.IntVar:
+    """A literal that may be 1 only where slot ``j`` is exactly this group."""
+    m = tm.model
+    slot = tm.variables.slots[j]
+    rank = meld.group_rank
+    exact = m.new_bool_var("slot_is_proposal")
+    if rank not in slot.group_rank:
+        m.add(exact == 0)
+        return exact
+    m.add(exact <= slot.is_group)
+    m.add(exact <= slot.group_rank[rank])
+    for s in SUITS:
+        natural = slot.group_natural.get((rank, s))
+        if s in meld.group_suits:
+            if natural is None:
+                m.add(exact == 0)
+                return exact
+            m.add(exact <= natural)
+        elif natural is not None:
+            m.add(exact <= 1 - natural)
+    wilds: list[cp_model.LinearExprT] = [
+        v for (_, k), v in tm.variables.wilds_in_slots.in_group.items() if k == j
+    ]
+    if rank in slot.group_free_wilds:
+        wilds.append(slot.group_free_wilds[rank])
+    held = sum_of(wilds)
+    # Exactly the meld's wilds when the literal holds (a group has at most 4 cards).
+    m.add(held - meld.group_wilds <= 4 * (1 - exact))
+    m.add(meld.group_wilds - held <= 4 * (1 - exact))
+    return exact
+
+
+# ------------------------------------------------------------------------------------------
+# Dealing the table read back as proposed
+
+
+def deal_as_proposed(
+    move: Move, proposal: Move, ruleset: Ruleset, before: frozenset[StandsKey]
+) -> Move:
+    """The table with each proposed meld it lacks dealt out where a meld of the same
+    shape (a run through the same places, a group of the same rank and size) can take
+    its cards from melds of that shape: a trade of one place's card between two runs,
+    or of two cards of one rank between two groups, keeps every meld's shape."""
+    melds = [list(meld) for meld in move.table]
+    to_hand = list(move.to_hand)
+    for wanted in proposal.table:
+        present = Counter(_key(meld) for meld in melds)
+        if present[_key(wanted)] > 0:
+            continue
+        shape = _shape(ruleset, wanted)
+        if shape is None:
+            continue
+        if shape[0] == "run" and _split_off(ruleset, melds, list(wanted)):
+            continue
+        targets = [i for i, meld in enumerate(melds) if _shape(ruleset, meld) == shape]
+        for target in targets:
+            trial = [list(meld) for meld in melds]
+            # Taking a card from a proposed meld costs key 2, from a meld before key 3.
+            protected = {key: 1 for key in before} | {_key(meld): 2 for meld in proposal.table}
+            _trade_into(ruleset, trial, target, list(wanted), shape, protected)
+            back = list(to_hand)
+            _trade_wilds(ruleset, trial, target, _in_order(ruleset, wanted), back, protected)
+            if _key(trial[target]) == _key(wanted):
+                melds, to_hand = trial, back
+                break
+    table = tuple(tuple(meld) for meld in melds)
+    return Move(table, tuple(to_hand), move.knock, move.discard)
+
+
+def _sources(
+    melds: list[list[TableCard]], protected: dict[StandsKey, int]
+) -> list[tuple[int, list[TableCard]]]:
+    """The melds to take a card from: those that are no meld before and no proposed meld
+    first, then melds before (a trade changes one: key 3), proposed melds last (key 2)."""
+    return sorted(enumerate(melds), key=lambda im: protected.get(_key(im[1]), 0))
+
+
+def _in_order(ruleset: Ruleset, meld: Sequence[TableCard]) -> list[TableCard]:
+    """The meld's cards in the order the table writes them (a run ascending)."""
+    return list(read_meld(ruleset, meld).cards)
+
+
+def _trade_wilds(
+    ruleset: Ruleset,
+    melds: list[list[TableCard]],
+    target: int,
+    wanted: list[TableCard],
+    to_hand: list[Card],
+    protected: dict[StandsKey, int],
+) -> None:
+    """Trade wild-capable cards, each taking the value of the place it goes to, so that
+    ``melds[target]`` holds the wanted ones: the model counts wilds, not which card (the
+    2s of mexe-mexe), and a 2 on its own place may trade with a wild 2 elsewhere or one
+    taken back to the hand."""
+    here = melds[target]
+    if len(here) != len(wanted):
+        return
+    wild = ruleset.is_wild_card
+    if _shape(ruleset, here) is not None and _shape(ruleset, here)[0] == "run":  # type: ignore[index]
+        pairs = [(k, want) for k, want in enumerate(wanted)]
+    else:
+        # A group's order means nothing: each wanted wild card missing takes the place of
+        # a wild card of the group that is not wanted.
+        have = Counter(tc.card for tc in here)
+        missing = [w for w in wanted if wild(w.card) and have[w.card] == 0]
+        wanted_cards = {w.card for w in wanted}
+        spares = [k for k, tc in enumerate(here) if wild(tc.card) and tc.card not in wanted_cards]
+        pairs = list(zip(spares, missing, strict=False))
+    for k, want in pairs:
+        mine = here[k]
+        if mine.card == want.card or not wild(mine.card) or not wild(want.card):
+            continue
+        _trade_one(melds, target, k, want, to_hand, protected)
+
+
+def _trade_one(
+    melds: list[list[TableCard]],
+    target: int,
+    k: int,
+    want: TableCard,
+    to_hand: list[Card],
+    protected: dict[StandsKey, int],
+) -> None:
+    """Put wild-capable ``want`` at place ``k`` of ``melds[target]``, its card taking the
+    value ``want``'s card had elsewhere (or going to the hand in its stead)."""
+    here = melds[target]
+    mine = here[k]
+    if want.card in to_hand:
+        to_hand[to_hand.index(want.card)] = mine.card
+        here[k] = TableCard(want.card, mine.value or want.value)
+        return
+    for i, meld in _sources(melds, protected):
+        at = next((n for n, tc in enumerate(meld) if tc.card == want.card), None)
+        if i == target or at is None:
+            continue
+        other = meld[at]
+        here[k] = TableCard(want.card, mine.value or want.value)
+        meld[at] = TableCard(mine.card, other.value if other.value else _own(other))
+        return
+
+
+def _own(tc: TableCard) -> WildValue:
+    return WildValue(tc.card.rank, tc.card.suit)
+
+
+def _split_off(ruleset: Ruleset, melds: list[list[TableCard]], wanted: list[TableCard]) -> bool:
+    """Split a longer run into ``wanted`` and the run left at either end (the rebuild joins
+    runs laid end to end where new melds are unlimited, rummikub)."""
+    want = _key(wanted)
+    size = len(wanted)
+    shortest = ruleset.melds.min_sequence
+    for i, meld in enumerate(melds):
+        if len(meld) < size + shortest or _shape(ruleset, meld) is None:
+            continue
+        for head, tail in ((meld[:size], meld[size:]), (meld[-size:], meld[:-size])):
+            if _key(head) == want and _shape(ruleset, tail) is not None:
+                melds[i : i + 1] = [list(head), list(tail)]
+                return True
+    return False
+
+
+def _key(meld: Sequence[TableCard]) -> StandsKey:
+    return stands_key((tc.card, tc.value) for tc in meld)
+
+
+def _shape(ruleset: Ruleset, meld: Sequence[TableCard]) -> tuple[object, ...] | None:
+    """A run's positions or a group's rank and size (None: not one valid meld)."""
+    classified = classify(ruleset, meld)
+    if not classified.ok:
+        return None
+    reading = classified.reading
+    if reading.kind is MeldKind.SEQUENCE:
+        return ("run", reading.positions)
+    return ("group", reading.rank, len(meld))
+
+
+def _stand(ruleset: Ruleset, meld: Sequence[TableCard]) -> list[TableCard]:
+    """The meld's cards with every wild's value written out, in the meld's order."""
+    classified = classify(ruleset, meld)
+    return list(classified.normalized)
+
+
+def _trade_into(
+    ruleset: Ruleset,
+    melds: list[list[TableCard]],
+    target: int,
+    wanted: list[TableCard],
+    shape: tuple[object, ...],
+    protected: dict[StandsKey, int],
+) -> None:
+    """Trade cards of the same standing (one run place, or one group rank) from melds
+    of the same shape into ``melds[target]`` until it holds ``wanted``'s cards."""
+    want = _stand(ruleset, wanted)
+    for index, card in enumerate(want):
+        here = _stand(ruleset, melds[target])
+        if shape[0] == "run":
+            if _same(here[index], card):
+                continue
+            _swap_place(ruleset, melds, target, index, card, shape, protected)
+            spot: int | None = index
+        else:
+            if any(_same(tc, card) for tc in here):
+                continue
+            _swap_group(ruleset, melds, target, card, want, shape, protected)
+            spot = next(
+                (k for k, tc in enumerate(here) if tc.value is not None and tc not in want), None
+            )
+        done = _stand(ruleset, melds[target])
+        if spot is not None and card.value is None and not any(_same(tc, card) for tc in done):
+            _trade_stand_in(ruleset, melds, target, spot, card, protected)
+
+
+def _trade_stand_in(
+    ruleset: Ruleset,
+    melds: list[list[TableCard]],
+    target: int,
+    spot: int,
+    card: TableCard,
+    protected: dict[StandsKey, int],
+) -> None:
+    """Put the natural ``card`` where ``melds[target]`` holds a wild standing for it, and
+    that wild in the natural's place elsewhere, standing for it there: the model counts a
+    lone wild as a stand-in for its card, so the rebuild may have laid either one."""
+    wild = melds[target][spot]
+    if wild.value is None:
+        return
+    for i, meld in _sources(melds, protected):
+        at = next(
+            (n for n, tc in enumerate(meld) if tc.card == card.card and tc.value is None), None
+        )
+        if i == target or at is None:
+            continue
+        classified = classify(ruleset, meld)
+        suited = classified.ok and classified.reading.kind is MeldKind.SEQUENCE
+        value = WildValue(card.card.rank, card.card.suit if suited else None)
+        meld[at] = TableCard(wild.card, value)
+        melds[target][spot] = TableCard(card.card, None)
+        return
+
+
+def _same(a: TableCard, b: TableCard) -> bool:
+    return a.card == b.card and (a.value is None) == (b.value is None)
+
+
+def _swap_place(
+    ruleset: Ruleset,
+    melds: list[list[TableCard]],
+    target: int,
+    index: int,
+    card: TableCard,
+    shape: tuple[object, ...],
+    protected: dict[StandsKey, int],
+) -> None:
+    position = shape[1][index]  # type: ignore[index]
+    for i, meld in _sources(melds, protected):
+        if i == target:
+            continue
+        classified = classify(ruleset, meld)
+        if not classified.ok or classified.reading.kind is not MeldKind.SEQUENCE:
+            continue
+        positions = classified.reading.positions
+        if position not in positions:
+            continue
+        at = positions.index(position)
+        if _same(_stand(ruleset, meld)[at], card):
+            meld[at], melds[target][index] = melds[target][index], meld[at]
+            return
+
+
+def _swap_group(
+    ruleset: Ruleset,
+    melds: list[list[TableCard]],
+    target: int,
+    card: TableCard,
+    want: list[TableCard],
+    shape: tuple[object, ...],
+    protected: dict[StandsKey, int],
+) -> None:
+    here = _stand(ruleset, melds[target])
+    spare = next((k for k, tc in enumerate(here) if not any(_same(tc, w) for w in want)), None)
+    if spare is None:
+        return
+    for i, meld in _sources(melds, protected):
+        if i == target or _shape(ruleset, meld) is None:
+            continue
+        if _shape(ruleset, meld)[1:2] != shape[1:2]:  # type: ignore[index]
+            continue
+        stood = _stand(ruleset, meld)
+        at = next((k for k, tc in enumerate(stood) if _same(tc, card)), None)
+        if at is not None:
+            meld[at], melds[target][spare] = melds[target][spare], meld[at]
+            return
