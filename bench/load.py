@@ -1,7 +1,8 @@
 """A closed-loop load benchmark: N concurrent clients call a server for a bounded time.
 
 Each client sends one call, waits for its answer, and sends the next (closed loop), drawing
-ValidateMove or SolveMove at the given mix over mid positions of the chosen rulesets. The
+ValidateMove or SolveMove at the given mix over mid positions of the chosen rulesets; each
+client has its own connection. The
 ValidateMove requests carry the best move of their position (solved in-process before the
 clock starts), so they are the plays a client would really submit. It prints the
 throughput, p50/p90/p99 per RPC, and every status other than OK with its count; with a
@@ -115,22 +116,35 @@ async def run_load(
     seed: int,
     deadline_s: float,
 ) -> tuple[Tally, float]:
-    """Run ``clients`` closed-loop clients on one channel for ``duration_s`` seconds."""
+    """Run ``clients`` closed-loop clients for ``duration_s`` seconds, each on a channel and
+    connection of its own, as separate game clients are (so a server's worker processes,
+    which share connections out, all get work)."""
     tally = Tally()
-    async with grpc.aio.insecure_channel(target) as channel:
-        stub = rummy_pb2_grpc.RummyServiceStub(channel)
-        await channel.channel_ready()
+    options = [("grpc.use_local_subchannel_pool", 1)]  # one connection per client
+    channels = [grpc.aio.insecure_channel(target, options=options) for _ in range(clients)]
+    try:
+        for channel in channels:
+            await channel.channel_ready()
         start = time.monotonic()
         stop_at = start + duration_s
         await asyncio.gather(
             *(
                 _client(
-                    stub, calls, mix, stop_at, random.Random(seed * 1000 + i), tally, deadline_s
+                    rummy_pb2_grpc.RummyServiceStub(channel),
+                    calls,
+                    mix,
+                    stop_at,
+                    random.Random(seed * 1000 + i),
+                    tally,
+                    deadline_s,
                 )
-                for i in range(clients)
+                for i, channel in enumerate(channels)
             )
         )
         elapsed = time.monotonic() - start
+    finally:
+        for channel in channels:
+            await channel.close()
     return tally, elapsed
 
 
