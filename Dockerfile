@@ -48,4 +48,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
     CMD ["grpc_health_probe", "-addr=127.0.0.1:50051", "-connect-timeout=2s", "-rpc-timeout=2s"]
 # Listen on every interface of the container; metrics on 9090 (scraped inside the cluster).
 ENTRYPOINT ["carrossel", "serve"]
-CMD ["--host", "0.0.0.0", "--port", "50051", "--metrics-host", "0.0.0.0", "--metrics-port", "9090"]
+# One worker process: a container's affinity mask shows the host's cores, not its CPU quota.
+CMD ["--host", "0.0.0.0", "--port", "50051", "--metrics-host", "0.0.0.0", "--metrics-port", "9090", "--workers", "1"]
