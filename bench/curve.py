@@ -156,7 +156,7 @@ def draw(points: Sequence[Point], out: Path) -> None:
             [percentile(p.call_ms, 50) for p in row],
             "o-",
             color=colour,
-            label=f"carrossel service, {ruleset}: median call",
+            label=f"{ruleset}: median call",
         )
         ax.plot(
             x,
@@ -164,7 +164,7 @@ def draw(points: Sequence[Point], out: Path) -> None:
             "o--",
             color=colour,
             alpha=0.6,
-            label=f"carrossel service, {ruleset}: p90 call",
+            label=f"{ruleset}: p90 call",
         )
         theirs = [p for p in row if p.theirs_ms]
         if theirs:
@@ -174,7 +174,7 @@ def draw(points: Sequence[Point], out: Path) -> None:
                 [percentile(p.theirs_ms, 50) for p in theirs],
                 "s-",
                 color="tab:red",
-                label="rummikub-solver, rummikub: median",
+                label="rummikub-solver: median",
             )
             ax.plot(
                 tx,
@@ -182,7 +182,7 @@ def draw(points: Sequence[Point], out: Path) -> None:
                 "s--",
                 color="tab:red",
                 alpha=0.6,
-                label="rummikub-solver, rummikub: p90",
+                label="rummikub-solver: p90",
             )
     ax.set_xlabel("cards on the table before the play")
     ax.set_ylabel("ms (log scale)")
