@@ -69,18 +69,9 @@ def _result_to_proto(
     return rummy_pb2.SolveMoveResponse(
         moves=[solved_move_to_proto(m, before) for m in result.moves],
         optimal=result.optimal,
-        stats=rummy_pb2.SolveStats(
-            wall_time_ms=stats.wall_time_ms,
-            status=stats.status,
-            objective_value=stats.objective_value,
-            branches=stats.branches,
-            conflicts=stats.conflicts,
-            num_solutions=len(result.moves),
-            # The objective holds the tie-breaks (jokers spent, melds changed): an optimal
-            # first move is optimal in them too.
-            tie_break_proved=bool(result.moves) and result.optimal,
-            time_limited=stats.time_limited,
-        ),
+        # The objective holds the tie-breaks (jokers spent, melds changed): an optimal
+        # first move is optimal in them too.
+        stats=convert.stats_to_proto(stats, len(result.moves), result.optimal),
     )
 
 

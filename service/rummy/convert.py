@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from carrossel.v1 import rummy_pb2
 from service.convert import check_code_count, codes, enum_to_proto
@@ -163,3 +164,34 @@ def check_knock_call(request: rummy_pb2.CheckKnockRequest) -> RummyCall:
     position = position_from_proto(request.position)
     move = move_from_proto(position, request.move) if request.HasField("move") else None
     return RummyCall(position, move)
+
+
+class SearchStats(Protocol):
+    """How a search went: the rearrangement family's ``SolveStats`` and carioca's alike."""
+
+    @property
+    def wall_time_ms(self) -> float: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def objective_value(self) -> float: ...
+    @property
+    def branches(self) -> int: ...
+    @property
+    def conflicts(self) -> int: ...
+    @property
+    def time_limited(self) -> bool: ...
+
+
+def stats_to_proto(stats: SearchStats, found: int, tie_break_proved: bool) -> rummy_pb2.SolveStats:
+    """SolveMove's statistics; ``found`` moves, the first's tie-break proved or not."""
+    return rummy_pb2.SolveStats(
+        wall_time_ms=stats.wall_time_ms,
+        status=stats.status,
+        objective_value=stats.objective_value,
+        branches=stats.branches,
+        conflicts=stats.conflicts,
+        num_solutions=found,
+        tie_break_proved=bool(found) and tie_break_proved,
+        time_limited=stats.time_limited,
+    )

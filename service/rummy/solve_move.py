@@ -71,16 +71,7 @@ def handle(
     response = rummy_pb2.SolveMoveResponse(
         moves=[solved_move_to_proto(m, call.position) for m in result.moves],
         optimal=result.optimal,
-        stats=rummy_pb2.SolveStats(
-            wall_time_ms=stats.wall_time_ms,
-            status=stats.status,
-            objective_value=stats.objective_value,
-            branches=stats.branches,
-            conflicts=stats.conflicts,
-            num_solutions=len(result.moves),
-            tie_break_proved=bool(result.moves) and stats.tie_break_proved,
-            time_limited=stats.time_limited,
-        ),
+        stats=convert.stats_to_proto(stats, len(result.moves), stats.tie_break_proved),
     )
     if not result.moves:
         violations, reason = no_play_explained(call.position, result.optimal)
