@@ -44,3 +44,7 @@ def test_node_client_lists_rulesets_and_sees_invalid_argument(server_port: int) 
     assert seen["carrossel_wild_kind"] == "WILD_KIND_JOKERS"
     assert seen["bad_request_code"] == 3  # INVALID_ARGUMENT
     assert seen["bad_request_has_details"]
+    # What the README says it prints is what it prints.
+    readme = (CLIENT_DIR.parent.parent / "README.md").read_text()
+    shown = next(line for line in readme.splitlines() if line.startswith('{"ids":'))
+    assert seen == json.loads(shown)
