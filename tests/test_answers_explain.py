@@ -125,3 +125,15 @@ def test_must_play_and_add_not_maximal_name_the_play_that_exists(rummy_stub: Any
     passing = _violations(rummy_stub, "shangai", table, hand, table)
     assert [v.code for v in passing] == [rummy_pb2.VIOLATION_CODE_MUST_PLAY]
     assert "for example 7C JH laid as 7C 8H 9S 10D JH" in passing[0].message
+
+
+def test_too_many_new_melds_names_only_the_new_ones(rummy_stub: Any) -> None:
+    """R6: at most one new meld a turn. The extended 7-8-9 is the old meld, not a new one."""
+    found = _violations(rummy_stub, "carrossel", [["7H", "8H", "9H"], ["KS", "KD", "KC"]],
+                        ["10H", "5C", "5D", "5S", "2C", "3C", "4C"],
+                        [["7H", "8H", "9H", "10H"], ["KS", "KD", "KC"], ["5C", "5D", "5S"],
+                         ["2C", "3C", "4C"]], drawn=1)
+    (too_many,) = [v for v in found if v.code == rummy_pb2.VIOLATION_CODE_TOO_MANY_NEW_MELDS]
+    assert "new: 5♣ 5♦ 5♠; 2♣ 3♣ 4♣)" in too_many.message
+    assert "10♥" not in too_many.message
+    assert sorted(too_many.cards) == ["2C", "3C", "4C", "5C", "5D", "5S"]

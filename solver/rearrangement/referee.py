@@ -58,7 +58,7 @@ from solver.rummy.melds import (
     repair_hint,
 )
 from solver.rummy.position import Meld, Move, Position
-from solver.rummy.table_change import TableChange, table_change
+from solver.rummy.table_change import TableChange, meld_key, table_change
 
 # Readings of the ambiguous melds tried together; beyond this the move is just ambiguous.
 MAX_READING_COMBINATIONS = 64
@@ -203,14 +203,13 @@ def _play_violations(
     out: list[Violation] = []
     limit = ruleset.rearrangement.max_new_melds
     if limit is not None and net > limit:
-        # The melds not on the table before, named (a rearrangement can make more of them).
-        new = [move.table[j] for j in change.new]
+        new = [move.table[j] for j in _new_melds(position, move, change, net)]
         named = "; ".join(meld_text(meld) for meld in new)
         out.append(
             Violation(
                 ViolationCode.TOO_MANY_NEW_MELDS,
                 f"The play makes {net} new melds ({len(position.table) + net} on the table "
-                f"after, {len(position.table)} before: not there before, {named}); at most "
+                f"after, {len(position.table)} before; new: {named}); at most "
                 f"{limit} new meld{'s' if limit != 1 else ''} per turn (R6)",
                 "R6",
                 cards=tuple(tc.code for meld in new for tc in meld),
@@ -226,6 +225,23 @@ def _play_violations(
             )
         )
     return out
+
+
+def _new_melds(position: Position, move: Move, change: TableChange, net: int) -> list[int]:
+    """The melds a player reads as new: those of the move holding no card of the table's
+    changed melds (an extended 7-8-9-10 is the old 7-8-9, not a new meld). Where a
+    rearrangement makes fewer such melds than its net gain, every meld not on the table
+    before is named instead."""
+    unkept = Counter(change.kept)
+    loose: Counter[Card] = Counter()
+    for meld in position.table:
+        key = meld_key(position.ruleset, meld)
+        if unkept[key] > 0:
+            unkept[key] -= 1
+        else:
+            loose.update(tc.card for tc in meld)
+    brand_new = [j for j in change.new if not any(loose[tc.card] for tc in move.table[j])]
+    return brand_new if len(brand_new) >= net else list(change.new)
 
 
 def _read_table(
