@@ -50,6 +50,7 @@ __all__ = [
     "play_allowed",
     "primary_key",
     "solve_move",
+    "solved_move",
     "validate_move",
 ]
 
@@ -320,9 +321,7 @@ def primary_key(solved: SolvedMove, objective: Objective) -> tuple[int, ...]:
     return (-solved.cards_played,)
 
 
-def legal_turn_model(
-    position: Position, budget: Budget
-) -> tuple[TurnModel, PlacedOracle | None]:
+def legal_turn_model(position: Position, budget: Budget) -> tuple[TurnModel, PlacedOracle | None]:
     """The model of this turn's legal plays with R8's largest add settled, and the
     validator's oracle for the moves it finds (as ``solve_move`` builds it; the suggestion
     of ValidateMove adds its own objective, ``suggest``)."""
@@ -374,6 +373,12 @@ def _checked(position: Position, move: Move, max_placed: PlacedOracle | None = N
         reasons = "; ".join(str(v) for v in verdict.violations)
         table = " | ".join(format_cards(meld) for meld in move.table)
         raise SolverError(f"the solver proposed an illegal move [{table}]: {reasons}")
+    return solved_move(position, move, verdict)
+
+
+def solved_move(position: Position, move: Move, verdict: Verdict) -> SolvedMove:
+    """A legal move with its effects: the table as the referee read it (every wild's value
+    written out) and how many of the position's melds it changes."""
     n_changed, flags = changed_melds(position, verdict.table)
     return SolvedMove(
         Move(verdict.table, move.to_hand, move.knock, move.discard),

@@ -38,6 +38,7 @@ from solver.rearrangement.search import (
     SolverError,
     legal_turn_model,
     play_allowed,
+    solved_move,
     validate_move,
 )
 from solver.rearrangement.suggest_melds import (
@@ -49,7 +50,7 @@ from solver.rearrangement.suggest_melds import (
 from solver.rearrangement.turns import PlacedOracle
 from solver.rummy.melds import MeldClassification
 from solver.rummy.position import Meld, Move, Position
-from solver.rummy.table_change import StandsKey, changed_melds, stands_key
+from solver.rummy.table_change import StandsKey, stands_key
 
 __all__ = [
     "SuggestedMove",
@@ -229,14 +230,7 @@ def _checked(
     if not verdict.legal:
         reasons = "; ".join(str(v) for v in verdict.violations)
         raise SolverError(f"the suggestion search proposed an illegal move: {reasons}")
-    n_changed, flags = changed_melds(position, verdict.table)
-    return SolvedMove(
-        Move(verdict.table, move.to_hand, move.knock, move.discard),
-        verdict,
-        len(verdict.played),
-        n_changed,
-        flags,
-    )
+    return solved_move(position, move, verdict)
 
 
 def _nearer(proposal: Move, one: SolvedMove, other: SolvedMove) -> bool:
@@ -253,14 +247,7 @@ def _judged(position: Position, move: Move, oracle: PlacedOracle | None) -> Solv
     verdict = validate_move(position, move, max_placed=oracle)
     if not verdict.legal:
         return None
-    n_changed, flags = changed_melds(position, verdict.table)
-    return SolvedMove(
-        Move(verdict.table, move.to_hand, move.knock, move.discard),
-        verdict,
-        len(verdict.played),
-        n_changed,
-        flags,
-    )
+    return solved_move(position, move, verdict)
 
 
 def _none_note(wanted: Counter[Card], proved: bool) -> str:
