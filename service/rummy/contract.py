@@ -12,24 +12,12 @@ from carrossel.v1 import rummy_pb2
 from service.convert import codes
 from service.limits import solve_slot, solve_time_limit_s
 from service.rummy import convert
+from service.rummy.validate_move import verdict_to_proto
 from solver.contract.draw import DrawDecision, decide_draw
-from solver.contract.referee import ContractVerdict, validate_contract_move
+from solver.contract.referee import validate_contract_move
 from solver.contract.search import ContractSolvedMove, ContractSolveResult, solve_contract_move
 from solver.rummy.melds import card_text
 from solver.rummy.position import Meld
-
-
-def verdict_to_proto(verdict: ContractVerdict) -> rummy_pb2.ValidateMoveResponse:
-    return rummy_pb2.ValidateMoveResponse(
-        legal=verdict.legal,
-        violations=[convert.violation_to_proto(v) for v in verdict.violations],
-        played=codes(verdict.played),
-        hand_after=codes(verdict.hand_after),
-        hand_points_after=verdict.hand_points_after,
-        went_out=verdict.went_out,
-        knock_eligible=False,
-        table=convert.table_to_proto(verdict.table),
-    )
 
 
 def validate(

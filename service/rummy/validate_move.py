@@ -14,6 +14,7 @@ from service.convert import codes
 from service.limits import bounded_search, solve_slot, solve_time_limit_s
 from service.rummy import convert
 from service.rummy.solve_move import solved_move_to_proto
+from solver.contract.referee import ContractVerdict
 from solver.core.rulesets import Family
 from solver.rearrangement.referee import Verdict
 from solver.rearrangement.search import validate_move
@@ -23,8 +24,8 @@ from solver.rummy.position import Move, Position
 NOT_FOR_CONTRACT = "No suggestion: nearest legal moves are not for carioca yet."
 
 
-def verdict_to_proto(verdict: Verdict) -> rummy_pb2.ValidateMoveResponse:
-    """The response message of a verdict."""
+def verdict_to_proto(verdict: Verdict | ContractVerdict) -> rummy_pb2.ValidateMoveResponse:
+    """The response message of a verdict (carioca's too: it has no knock)."""
     return rummy_pb2.ValidateMoveResponse(
         legal=verdict.legal,
         violations=[convert.violation_to_proto(v) for v in verdict.violations],
