@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from service.cli import main
-from service.cli.display import show_card, show_cards
+from service.cli.display import count, show_card, show_cards
 
 RED = "\x1b[31m"
 RESET = "\x1b[0m"
@@ -82,3 +82,10 @@ def test_json_is_never_coloured(
     assert main([*VALIDATE, "--json"]) == 0
     out = capsys.readouterr().out
     assert '"7H"' in out and "\x1b[" not in out
+
+
+def test_counts_take_the_noun_in_the_right_number() -> None:
+    # "1 points" and "1 melds changed" read wrongly in the CLI's answers.
+    assert count(1, "point") == "1 point"
+    assert count(0, "point") == "0 points"
+    assert count(3, "meld") == "3 melds"

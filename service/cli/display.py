@@ -46,3 +46,8 @@ def show_card(code: str, colour: bool | None = None) -> str:
 def show_cards(cards: Iterable[object], colour: bool | None = None) -> str:
     """Space-separated cards, as ``format_cards`` writes them when piped."""
     return " ".join(show_card(str(card), colour) for card in cards)
+
+
+def count(n: int, noun: str) -> str:
+    """A count with its noun in the right number: "1 point", "0 points", "3 melds"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -16,7 +16,7 @@ import argparse
 
 from carrossel.v1 import rummy_pb2
 from service.cli.commands import Subparsers
-from service.cli.display import show_card, show_cards
+from service.cli.display import count, show_card, show_cards
 from service.cli.position_args import (
     DEFAULTS_TEXT,
     add_position_args,
@@ -121,12 +121,13 @@ def render_draw(decision: DrawDecision) -> str:
     card = show_card(decision.card.code)
     if decision.take:
         return (
-            f"take {card}: {decision.points_after_taking} points left at best, "
+            f"take {card}: {count(decision.points_after_taking, 'point')} left at best, "
             f"{decision.points_without} drawing from the stock"
         )
     return (
         f"draw from the stock: taking {card} leaves "
-        f"{decision.points_after_taking} points at best, {decision.points_without} without it"
+        f"{count(decision.points_after_taking, 'point')} at best, "
+        f"{decision.points_without} without it"
     )
 
 
@@ -159,10 +160,10 @@ def render(result: SolveResult) -> str:
         verdict = solved.verdict
         played = show_cards(verdict.played)
         lines.append(
-            f"move {n}: play {played} -> hand {verdict.hand_points_after} points"
+            f"move {n}: play {played} -> hand {count(verdict.hand_points_after, 'point')}"
             f"{', goes out' if verdict.went_out else ''}"
             f"{', may knock' if verdict.knock_eligible else ''}"
-            f" ({solved.melds_changed} melds changed)"
+            f" ({count(solved.melds_changed, 'meld')} changed)"
         )
         for meld, changed in zip(solved.move.table, solved.changed, strict=True):
             mark = "*" if changed else " "

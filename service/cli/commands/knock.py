@@ -18,7 +18,7 @@ import argparse
 
 from carrossel.v1 import rummy_pb2
 from service.cli.commands import Subparsers
-from service.cli.display import show_cards
+from service.cli.display import count, show_cards
 from service.cli.position_args import DEFAULTS_TEXT, add_position_args
 from service.cli.rpc import call_rpc, move_to_proto, position_to_proto, print_json
 from service.rummy import RummyServicer
@@ -80,15 +80,15 @@ def render_after_move(answer: rummy_pb2.CheckKnockResponse) -> str:
     lines = [f"may knock: {_yes(answer.eligible)}"]
     if answer.reason:
         lines.append(f"  - {answer.reason}")
-    lines.append(f"hand after: {answer.hand_points} points")
+    lines.append(f"hand after: {count(answer.hand_points, 'point')}")
     return "\n".join(lines)
 
 
 def render_reach(answer: rummy_pb2.CheckKnockResponse) -> str:
     """What this turn can reach, and the witness move."""
     lines = [
-        f"hand now: {answer.hand_points} points; lowest reachable: "
-        f"{answer.best_hand_points} points",
+        f"hand now: {count(answer.hand_points, 'point')}; lowest reachable: "
+        f"{count(answer.best_hand_points, 'point')}",
         f"knock reachable: {_yes(answer.can_knock)}; going out reachable: "
         f"{_yes(answer.can_go_out)}",
     ]
