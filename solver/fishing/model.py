@@ -64,13 +64,19 @@ def has_choice(data: CaptureData, table: Sequence[Item]) -> bool:
 
 
 def build_model(data: CaptureData, table: Sequence[Item], rules: FishingRules) -> CaptureModel:
+    built = capture_rules(data, table)
+    _objective(built, data, table, rules)
+    return built
+
+
+def capture_rules(data: CaptureData, table: Sequence[Item]) -> CaptureModel:
+    """Every legal capture by sums, without an objective (the suggestion sets its own)."""
     built = CaptureModel(cp_model.CpModel())
     _card_choice(built, data)
     for value in data.values:
         _group_slots(built, data, table, value)
     _item_links(built, table)
     _own_builds_taken(built, data)
-    _objective(built, data, table, rules)
     return built
 
 
@@ -133,15 +139,23 @@ def _objective(
     built: CaptureModel, data: CaptureData, table: Sequence[Item], rules: FishingRules
 ) -> None:
     """Deal points secured, then cards captured, then prize-suit cards (SPEC §4)."""
-    terms: list[cp_model.LinearExprT] = []
-    for card, chosen in built.choose.items():
-        terms.append(_weight((card,), rules) * chosen)
-    for index, taken in built.taken.items():
-        terms.append(_weight(table[index].cards, rules) * taken)
-    built.model.maximize(sum(terms))
+    built.model.maximize(play_value(built, table, rules))
 
 
-def _weight(cards: Sequence[Card], rules: FishingRules) -> int:
+def play_value(
+    built: CaptureModel, table: Sequence[Item], rules: FishingRules
+) -> cp_model.LinearExpr:
+    """SPEC §4's order as one weighted sum of what the capture secures (see ``play_weight``)."""
+    return cp_model.LinearExpr.weighted_sum(
+        [*built.choose.values(), *built.taken.values()],
+        [
+            *(play_weight((card,), rules) for card in built.choose),
+            *(play_weight(table[index].cards, rules) for index in built.taken),
+        ],
+    )
+
+
+def play_weight(cards: Sequence[Card], rules: FishingRules) -> int:
     points = sum(card_points(card, rules) for card in cards)
     prize = sum(1 for card in cards if is_prize_suit(card, rules))
     return POINT_WEIGHT * points + CARD_WEIGHT * len(cards) + prize

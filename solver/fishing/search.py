@@ -118,7 +118,7 @@ def _sum_captures(
     optimal = True
     solves = 0
     while len(found) < wanted:
-        status, capture = _solve_once(built, data, deadline)
+        status, capture = solve_once(built, data, deadline)
         solves += 1
         if status == cp_model.INFEASIBLE:
             break
@@ -132,7 +132,7 @@ def _sum_captures(
     return found, optimal, solves
 
 
-def _solve_once(
+def solve_once(
     built: CaptureModel, data: CaptureData, deadline: float
 ) -> tuple[object, FoundCapture | None]:
     """One CP-SAT solve within what is left of the time limit (fixed seed, one worker)."""
