@@ -18,7 +18,7 @@ class FishingServicer(fishing_pb2_grpc.FishingServiceServicer):
     def ValidatePlay(
         self, request: fishing_pb2.ValidatePlayRequest, context: grpc.ServicerContext
     ) -> fishing_pb2.ValidatePlayResponse:
-        return validate_play.handle(request)
+        return validate_play.handle(request, context)
 
     def SolvePlay(
         self, request: fishing_pb2.SolvePlayRequest, context: grpc.ServicerContext

@@ -236,28 +236,32 @@ def _none_note(position: Position) -> str:
 
 
 def _found_note(position: Position, proposal: Proposal, suggested: SuggestedPlay) -> str:
+    """``Nearest legal play with 7S: keeps 1 of the 2 proposed groups, still captures 3 of
+    the 3 proposed table items, takes 1 other table item.``"""
     card = proposal.play.card
     play = suggested.solved.play
-    parts: list[str] = []
-    if not suggested.closeness.same_card:
-        where = (
-            f"{card.code} is not in the hand ({format_cards(position.hand)})"
-            if card not in position.hand
-            else f"no legal play uses {card.code}"
-        )
-        parts.append(f"{where}; the nearest legal play uses {play.card.code}")
+    nearest = f"nearest legal play with {play.card.code}"
+    if card not in position.hand:
+        head = f"{card.code} is not in the hand ({format_cards(position.hand)}); {nearest}"
+    elif not suggested.closeness.same_card:
+        head = f"No legal play uses {card.code}; {nearest}"
     else:
-        parts.append(f"the nearest legal play with {card.code}")
-    if proposal.groups or proposal.build is not None:
-        total = len(proposal.groups) if proposal.play.action is Action.CAPTURE else 1
-        parts.append(f"keeps {len(suggested.kept)} of the {_count(total, 'proposed group')}")
+        head = nearest.capitalize()
+    parts: list[str] = []
+    if proposal.play.action is Action.CAPTURE and proposal.play.groups:
+        total = _count(len(proposal.play.groups), "proposed group")
+        parts.append(f"keeps {len(suggested.kept)} of the {total}")
+    elif proposal.builds:
+        parts.append("keeps the proposed build" if suggested.kept else "changes the proposed build")
     if proposal.items:
-        way = "captured" if proposal.captures else "built on"
+        way = "captures" if proposal.captures else "builds on"
         meant = _count(len(proposal.items), "proposed table item")
-        parts.append(f"{len(suggested.proposed_items)} of the {meant} still {way}")
-    parts.append(f"{_count(len(suggested.extra_items), 'other table item')} taken or built on")
-    sentence = ", ".join(parts)
-    return sentence[0].upper() + sentence[1:] + "."
+        parts.append(f"still {way} {len(suggested.proposed_items)} of the {meant}")
+    extra = len(suggested.extra_items)
+    verb = "builds on" if play.action is Action.BUILD else "takes"
+    if play.action is not Action.TRAIL:
+        parts.append(f"{verb} {_count(extra, 'other table item') if extra else 'no other'}")
+    return f"{head}: {', '.join(parts)}." if parts else f"{head}: {play.text}."
 
 
 def _count(number: int, noun: str) -> str:

@@ -4,6 +4,10 @@ Runs the same solver as FishingService.SolvePlay, locally. A build on the table 
 in brackets with its value after ``=`` and its owner after ``@``. With ``--deal-end`` the
 other hands (``--hands``, in seat order after the player to move's own, ``|`` between them)
 and the piles so far (``--piles``) are needed: plays are then ranked by the deal's end.
+
+With ``--play "7S takes 0+1 2"`` the command judges that play instead (ValidatePlay; exit
+status 0 legal, 1 illegal), and ``--suggest`` adds an illegal play's nearest legal play
+(issue #53), the proposed groups it keeps marked ``*``.
 """
 
 from __future__ import annotations
@@ -17,10 +21,12 @@ from service.cli.rpc import call_rpc, print_json
 from service.fishing import FishingServicer
 from solver.core.errors import InvalidRequest, NotationError
 from solver.fishing.endgame import DealEndResult, check_complete, solve_deal_end
-from solver.fishing.notation import parse_table_text
+from solver.fishing.notation import parse_play_text, parse_table_text
 from solver.fishing.plays import Action, Play
 from solver.fishing.position import Position, RawPosition, parse_position
+from solver.fishing.referee import RawPlay, Verdict, judge, parse_play
 from solver.fishing.search import SolvedPlay, solve_plays
+from solver.fishing.suggest import Suggestion, suggest_play
 
 
 def register(subparsers: Subparsers) -> None:
@@ -44,7 +50,13 @@ def register(subparsers: Subparsers) -> None:
     parser.add_argument("--hands", default="", help='other hands by seat: "1: 9D JK11 | 2: 5C"')
     parser.add_argument("--piles", default="", help='piles by side: "7H 8S | KD" (- = empty)')
     parser.add_argument("--last-capturer", type=int, default=None, help="who captured last")
-    parser.add_argument("--json", action="store_true", help="print SolvePlayResponse as JSON")
+    parser.add_argument(
+        "--play", default=None, help='judge this play instead: "7S takes 0+1 2" (table indices)'
+    )
+    parser.add_argument(
+        "--suggest", action="store_true", help="with --play: an illegal play's nearest legal play"
+    )
+    parser.add_argument("--json", action="store_true", help="print the service's answer as JSON")
     parser.set_defaults(func=run)
 
 
@@ -63,25 +75,35 @@ def _piles(text: str) -> list[list[str]]:
     return [[c for c in part.split() if c != "-"] for part in text.split("|")] if text else []
 
 
+def _malformed(error: InvalidRequest | NotationError) -> int:
+    problems = error.problems if isinstance(error, InvalidRequest) else []
+    for problem in problems:
+        print(f"error: {problem.field}: {problem.description}", file=sys.stderr)
+    if isinstance(error, NotationError):
+        print(f"error: {error}", file=sys.stderr)
+    return 2
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.suggest and args.play is None:
+        print("error: --suggest needs --play, the play to judge", file=sys.stderr)
+        return 2
     try:
         raw = RawPosition(
             args.ruleset, parse_table_text(args.table), args.hand.split(), args.deck,
             args.player, args.players, _piles(args.piles), args.last_capturer,
             _other_hands(args.hands), args.omit_broom,
         )
+        raw_play = parse_play_text(args.play) if args.play is not None else None
         if args.json:
-            return run_json(args, raw)
+            return run_json(args, raw) if raw_play is None else judge_json(args, raw, raw_play)
         position = parse_position(raw)
+        if raw_play is not None:
+            return judge_play(args, position, raw_play)
         if args.deal_end:
             check_complete(position)
     except (InvalidRequest, NotationError) as error:
-        problems = error.problems if isinstance(error, InvalidRequest) else []
-        for problem in problems:
-            print(f"error: {problem.field}: {problem.description}", file=sys.stderr)
-        if isinstance(error, NotationError):
-            print(f"error: {error}", file=sys.stderr)
-        return 2
+        return _malformed(error)
     if args.deal_end:
         print(render_deal_end(position, solve_deal_end(position, args.max_plays,
                                                        args.time_limit_ms)))
@@ -93,9 +115,46 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_json(args: argparse.Namespace, raw: RawPosition) -> int:
-    """The service's SolvePlay answer, as grpcurl prints it."""
-    position = fishing_pb2.FishingPosition(
+def judge_play(args: argparse.Namespace, position: Position, raw_play: RawPlay) -> int:
+    """ValidatePlay's verdict and, with ``--suggest``, the nearest legal play."""
+    try:
+        play = parse_play(raw_play, len(position.table))
+    except InvalidRequest as error:
+        return _malformed(error.prefixed("play"))
+    verdict = judge(position, play)
+    print(render_verdict(position, play, verdict))
+    if args.suggest and not verdict.legal:
+        print(render_suggestion(position, play, suggest_play(position, play, args.time_limit_ms)))
+    return 0 if verdict.legal else 1
+
+
+def render_verdict(position: Position, play: Play, verdict: Verdict) -> str:
+    if verdict.outcome is None:
+        return "\n".join(["illegal", *(f"  - {v.message}" for v in verdict.violations)])
+    table = " ".join(item.text for item in verdict.outcome.table_after) or "(empty)"
+    solved = SolvedPlay(play, verdict.outcome)
+    return f"legal: {describe(position, solved)}\ntable after: {table}"
+
+
+def render_suggestion(position: Position, proposal: Play, suggestion: Suggestion) -> str:
+    """The nearest legal play, then the proposal's groups with the kept ones marked ``*``."""
+    found = suggestion.play
+    if found is None:
+        return f"nearest legal: none. {suggestion.note}"
+    proved = "" if suggestion.optimal else " (not proved nearest in the time given)"
+    lines = [f"nearest legal{proved}: {describe(position, found.solved)}"]
+    if proposal.action is Action.CAPTURE and proposal.groups:
+        marked = [
+            ("*" if g in found.kept else "") + "(" + " ".join(map(str, group)) + ")"
+            for g, group in enumerate(proposal.groups)
+        ]
+        lines.append(f"  proposed groups: {' '.join(marked)} (* = kept as proposed)")
+    lines.append(f"  {suggestion.note}")
+    return "\n".join(lines)
+
+
+def _position_proto(raw: RawPosition) -> fishing_pb2.FishingPosition:
+    return fishing_pb2.FishingPosition(
         ruleset=raw.ruleset,
         deck_size=raw.deck_size,
         table=[
@@ -110,6 +169,34 @@ def run_json(args: argparse.Namespace, raw: RawPosition) -> int:
         other_hands=[fishing_pb2.PlayerHand(player=p, cards=c) for p, c in raw.other_hands],
         omit_broom=raw.omit_broom,
     )
+
+
+def judge_json(args: argparse.Namespace, raw: RawPosition, raw_play: RawPlay) -> int:
+    """The service's ValidatePlay answer (with ``suggest``), as grpcurl prints it."""
+    play = fishing_pb2.FishingPlay(card=raw_play.card)
+    if raw_play.action == "capture":
+        play.capture.SetInParent()
+        play.capture.groups.extend(fishing_pb2.CaptureGroup(items=g) for g in raw_play.groups)
+    elif raw_play.action == "build":
+        play.build.items.extend(raw_play.items)
+        play.build.value = raw_play.value
+    elif raw_play.action == "trail":
+        play.trail.SetInParent()
+    else:
+        play.broom.SetInParent()
+    request = fishing_pb2.ValidatePlayRequest(
+        position=_position_proto(raw), play=play, suggest=args.suggest
+    )
+    answer = call_rpc(FishingServicer().ValidatePlay, request)
+    if isinstance(answer, int):
+        return answer
+    print_json(answer)
+    return 0 if answer.legal else 1
+
+
+def run_json(args: argparse.Namespace, raw: RawPosition) -> int:
+    """The service's SolvePlay answer, as grpcurl prints it."""
+    position = _position_proto(raw)
     horizon = fishing_pb2.HORIZON_DEAL_END if args.deal_end else fishing_pb2.HORIZON_PLAY
     request = fishing_pb2.SolvePlayRequest(
         position=position,
