@@ -246,7 +246,7 @@ def _found_note(position: Position, proposal: Proposal, suggested: SuggestedPlay
     elif not suggested.closeness.same_card:
         head = f"No legal play uses {card.code}; {nearest}"
     else:
-        head = nearest.capitalize()
+        head = "N" + nearest[1:]
     parts: list[str] = []
     if proposal.play.action is Action.CAPTURE and proposal.play.groups:
         total = _count(len(proposal.play.groups), "proposed group")
