@@ -12,6 +12,7 @@ before it is returned; a disagreement is a ``RuntimeError``, never an answer.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
@@ -25,7 +26,7 @@ from solver.fishing.closeness import (
     read_proposal,
     touched,
 )
-from solver.fishing.items import is_broom, is_court
+from solver.fishing.items import Item, is_broom, is_court
 from solver.fishing.model import (
     CaptureData,
     CaptureModel,
@@ -149,7 +150,7 @@ def _nearest_sum_capture(
     if not data.cards or not has_choice(data, table):
         return None, True
     built = capture_rules(data, table)
-    kept = _keep_vars(built, proposal)
+    kept = _keep_vars(built, proposal, table)
     built.model.maximize(_lexicographic(_terms(built, data, proposal, kept, position)))
     status, capture = solve_once(built, data, deadline)
     if capture is None:
@@ -158,8 +159,10 @@ def _nearest_sum_capture(
     return play, status == cp_model.OPTIMAL
 
 
-def _keep_vars(built: CaptureModel, proposal: Proposal) -> list[cp_model.IntVar]:
-    """``keep[g]``: proposed group ``g`` is one group of the capture, in one slot of a value
+def _keep_vars(
+    built: CaptureModel, proposal: Proposal, table: Sequence[Item]
+) -> list[cp_model.IntVar]:
+    """``keep[g]``: proposed group ``g`` is one group of the capture, in one slot of the value
     it sums to. A slot's items sum exactly to its value, so holding the group's items is
     holding nothing else. Proposed groups are distinct sets (``read_proposal``): two kept
     groups never share a slot."""
@@ -168,8 +171,11 @@ def _keep_vars(built: CaptureModel, proposal: Proposal) -> list[cp_model.IntVar]
     for g, group in enumerate(proposal.groups):
         if group is None:
             continue
+        worth = sum(table[index].value for index in group)
         placements = []
         for (value, slot), used in built.group_used.items():
+            if value != worth:
+                continue  # a slot of another value would hold more than the group, or less
             members = [built.in_group.get((value, index, slot)) for index in sorted(group)]
             if any(member is None for member in members):
                 continue

@@ -61,10 +61,12 @@ def _own_a_build(items: list[tuple[list[str], int]], hand: list[str], deck: list
     items[chosen] = (cards, player)
 
 
-def play_sample(seed: int) -> Sample:
-    """A random mid-deal position: up to 8 items (builds among them), 1-4 cards in hand."""
+def play_sample(seed: int, ruleset: str | None = None) -> Sample:
+    """A random mid-deal position: up to 8 items (builds among them), 1-4 cards in hand;
+    ``ruleset`` fixes the game (the rest of the position is the seed's either way)."""
     rng = random.Random(seed)
-    ruleset = rng.choice(tuple(PRIZE_SUIT))
+    drawn = rng.choice(tuple(PRIZE_SUIT))
+    ruleset = ruleset or drawn
     deck = list(DECK_56)
     rng.shuffle(deck)
     players = rng.choice((2, 3, 4))
