@@ -61,3 +61,48 @@ def test_score_deal_reports_a_card_outside_the_deck(
                        "JK20 | 7H")
     assert code == 2
     assert "piles[0].cards[0]" in err
+
+
+def test_f3_fish_play_suggest_marks_the_kept_group(capsys: pytest.CaptureFixture[str]) -> None:
+    """004's «más combinaciones»: the merged 3 + 4 + 7 is split again, 2 + 5 kept (#53)."""
+    code, out, _ = run(capsys, "fish", "carosello", "--table", "3C 4D 7H 2C 5S KD",
+                       "--hand", "7S 6H", "--play", "7S takes 0+1+2 3+4", "--suggest")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[0] == "illegal"
+    assert "(F3)" in lines[1]
+    assert lines[2] == ("nearest legal: 7S takes 3C + 4D, 7H, 2C + 5S: 0 points, 6 cards, "
+                        "1 of the prize suit")
+    assert lines[3] == "  proposed groups: (0 1 2) *(3 4) (* = kept as proposed)"
+    assert lines[4].startswith("  Nearest legal play with 7S: keeps 1 of the 2 proposed groups")
+
+
+def test_f5_fish_play_suggest_another_card(capsys: pytest.CaptureFixture[str]) -> None:
+    """003: the own build must be taken next turn, so only the 6 may play (#53)."""
+    code, out, _ = run(capsys, "fish", "carosello", "--table", "[2H 3S AC =6 @0] 4D 2C",
+                       "--hand", "6D 4S", "--play", "4S takes 1", "--suggest")
+    assert code == 1
+    assert "nearest legal: 6D takes [2H 3S AC =6 @0], 4D + 2C" in out
+    assert "No legal play uses 4S; nearest legal play with 6D" in out
+
+
+def test_fish_play_legal_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "fish", "carosello", "--table", "3C 4D", "--hand", "7S",
+                       "--play", "7S takes (0 1)", "--suggest")
+    assert (code, out.splitlines()[0]) == (0, "legal: 7S takes 3C + 4D: 0 points, 3 cards, "
+                                              "0 of the prize suit")
+    code, out, _ = run(capsys, "fish", "carosello", "--table", "3C 4D", "--hand", "7S",
+                       "--play", "7S takes 0 1", "--suggest", "--json")
+    assert code == 1
+    assert '"nearest_kept_groups"' not in out and '"suggestion_optimal": true' in out
+
+
+def test_fish_suggest_needs_a_play_and_a_readable_one(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "fish", "carosello", "--table", "3C", "--hand", "7S", "--suggest")
+    assert code == 2 and "--suggest needs --play" in err
+    code, _, err = run(capsys, "fish", "carosello", "--table", "3C", "--hand", "7S",
+                       "--play", "7S eats 0")
+    assert code == 2 and "write a play as" in err
+    code, _, err = run(capsys, "fish", "carosello", "--table", "3C", "--hand", "7S",
+                       "--play", "7S takes 4", "--suggest")
+    assert code == 2 and "play.capture.groups[0].items[0]" in err
