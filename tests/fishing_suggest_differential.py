@@ -77,10 +77,10 @@ def check_found(sample: Sample, proposal: BProposal, found: SuggestedPlay) -> li
     problems = []
     if reference not in set(legal_plays(sample.table, sample.hand, sample.player)):
         problems.append(f"{play.text} is not legal for the reference")
-    if play.action is Action.CAPTURE and play.card.rank <= 10 and not play.card.special:
-        if any(sum(item_value(sample.table[i]) for i in g) != value(play.card.code)
-               for g in play.groups):
-            problems.append(f"{play.text}: a group is not worth {play.card.code}")
+    worth = value(play.card.code)  # 0 for J, Q, K: they take single cards, never sums
+    if play.action is Action.CAPTURE and worth and any(
+            sum(item_value(sample.table[i]) for i in g) != worth for g in play.groups):
+        problems.append(f"{play.text}: a group is not worth {play.card.code}")
     groups = play.groups if play.action is Action.CAPTURE else ()
     if play_key(proposal, reference, groups, sample.table, sample.prize_suit) != solver_key(found):
         problems.append(f"{play.text} as grouped does not have the keys it claims")
