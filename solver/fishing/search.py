@@ -72,7 +72,7 @@ def solve_plays(position: Position, max_plays: int, time_limit_ms: int) -> Solve
     """Up to ``max_plays`` distinct legal plays, best first; ``optimal`` when proved."""
     wanted = max(1, max_plays)
     deadline = time.monotonic() + max(time_limit_ms, 1) / 1000.0
-    direct = _direct_plays(position)
+    direct = direct_plays(position)
     found, optimal, solves = _sum_captures(position, wanted, deadline)
     plays = [*direct, *found]
     if not plays and not own_builds(position.table, position.player):
@@ -88,7 +88,7 @@ def _checked(position: Position, play: Play) -> SolvedPlay:
     return SolvedPlay(play, verdict.outcome)
 
 
-def _direct_plays(position: Position) -> list[Play]:
+def direct_plays(position: Position) -> list[Play]:
     """The broom, J/Q/K captures and builds: no choice of groups to optimise (F4-F6)."""
     table, rules = position.table, position.rules
     owned = own_builds(table, position.player)

@@ -24,9 +24,10 @@ from solver.fishing.closeness import (
     closeness,
     kept_groups,
     read_proposal,
+    same_way,
     touched,
 )
-from solver.fishing.items import Item, is_broom, is_court
+from solver.fishing.items import Item, is_broom
 from solver.fishing.model import (
     CaptureData,
     CaptureModel,
@@ -39,14 +40,12 @@ from solver.fishing.model import (
 from solver.fishing.plays import (
     Action,
     Play,
-    build_plays,
-    capture_plays,
     first_non_trail,
     own_builds,
 )
 from solver.fishing.position import Position
 from solver.fishing.referee import judge
-from solver.fishing.search import SolvedPlay, rank_key, solve_once
+from solver.fishing.search import SolvedPlay, direct_plays, rank_key, solve_once
 
 DEFAULT_TIME_LIMIT_MS = 10_000
 
@@ -101,8 +100,7 @@ def _suggested(
 ) -> SuggestedPlay:
     play = solved.play
     items = touched(play, len(position.table))
-    same = keys.proposed_items > 0
-    proposed = tuple(sorted(items & proposal.items)) if same else ()
+    proposed = tuple(sorted(items & proposal.items)) if same_way(proposal, play) else ()
     extra = tuple(sorted(items - set(proposed)))
     return SuggestedPlay(solved, keys, kept_groups(proposal, play), proposed, extra)
 
@@ -111,19 +109,11 @@ def _suggested(
 
 
 def _direct_plays(position: Position) -> list[Play]:
-    """The broom, J/Q/K captures, builds, and trails when nothing else is legal (F4-F7)."""
+    """SolvePlay's plays outside the model (the broom, J/Q/K captures, builds), and trails
+    when nothing at all can capture or build (F7)."""
     table, rules, hand = position.table, position.rules, position.hand
+    plays = direct_plays(position)
     owned = own_builds(table, position.player)
-    plays: list[Play] = []
-    for card in hand:
-        if is_broom(card) or is_court(card):
-            plays.extend(
-                play
-                for play in capture_plays(card, table, rules)
-                if play.action is Action.BROOM or owned <= play.taken
-            )
-        if not owned:
-            plays.extend(build_plays(card, hand, table, rules))
     if not owned and not plays and first_non_trail(hand, table, position.player, rules) is None:
         plays = [Play(card, Action.TRAIL) for card in hand if not is_broom(card)]
     return plays
