@@ -35,6 +35,7 @@ class Compared:
     got: Keys | None
     legal: bool  # the suggestion passed the referee (it always must)
     same_wanted: bool  # both read the same hand cards from the proposal
+    wanted: int  # how many hand cards the proposal laid
 
     @property
     def agrees(self) -> bool:
@@ -95,6 +96,7 @@ def compare(count: int, seed_base: int = SEED_BASE) -> Iterator[Compared]:
                 got,
                 legal,
                 same,
+                sum(expected.wanted.values()),
             )
             done += 1
         seed += 1

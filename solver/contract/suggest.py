@@ -275,14 +275,14 @@ def _kept_after_opening(
     return sum(terms)
 
 
-def _points_left(turn: turn_model.TurnModel) -> cp_model.LinearExprT:
+def _spent(turn: turn_model.TurnModel) -> tuple[list[cp_model.LinearExprT], list[int]]:
+    """The cards leaving the hand (laid or discarded) with their points (C7): the points
+    left are the hand's total less their sum."""
     data = turn.data
-    spent = [
-        data.ruleset.points(card) * times * literal
-        for card, uses in turn.used.items()
-        for times, literal in uses
+    uses = [(times, literal, card) for card, used in turn.used.items() for times, literal in used]
+    return [literal for _t, literal, _c in uses], [
+        data.ruleset.points(card) * times for times, _l, card in uses
     ]
-    return data.ruleset.hand_points(data.hand.elements()) - sum(spent)
 
 
 def _set_objective(
@@ -299,15 +299,16 @@ def _set_objective(
     changed_weight = 2 * discard_weight
     kept_weight = changed_weight * (len(data.table) + 1)
     laid_weight = kept_weight * (len(proposal.table) + 1)
-    same_discard = turn.discards.get(proposal.discard) if proposal.discard else None
-    changed = sum(turn.meld_changed.values())
-    turn.model.maximize(
-        laid_weight * laid
-        + kept_weight * kept
-        - changed_weight * changed
-        + (discard_weight * same_discard if same_discard is not None else 0)
-        - _points_left(turn)
-    )
+    terms: list[cp_model.LinearExprT] = [laid, kept]
+    weights = [laid_weight, kept_weight]
+    for changed in turn.meld_changed.values():
+        terms.append(changed)
+        weights.append(-changed_weight)
+    if proposal.discard is not None and proposal.discard in turn.discards:
+        terms.append(turn.discards[proposal.discard])
+        weights.append(discard_weight)
+    spent, points = _spent(turn)  # fewer points left: more points spent
+    turn.model.maximize(cp_model.LinearExpr.weighted_sum(terms + spent, weights + points))
 
 
 # --- the search ---------------------------------------------------------------------------------
@@ -359,7 +360,9 @@ def _cards(cards: Counter[Card]) -> str:
 def _none_note(position: Position, wanted: Counter[Card], proved: bool) -> str:
     cards = _cards(wanted)
     if not proved:
-        return f"No legal play with the proposal's hand cards ({cards}) was found in the time given."
+        return (
+            f"No legal play with the proposal's hand cards ({cards}) was found in the time given."
+        )
     if position.turn.has_opened:
         return (
             f"No legal play lays any of the proposal's hand cards ({cards}): none of them "

@@ -85,7 +85,9 @@ def hand_cards_laid(position: Position, proposal: Move) -> Counter[Card]:
 
 
 def _trio(rank: int, naturals: Sequence[Card], jokers: int) -> Meld:
-    return tuple(TableCard(c) for c in naturals) + (TableCard(JOKER_CARD, WildValue(rank)),) * jokers
+    return (
+        tuple(TableCard(c) for c in naturals) + (TableCard(JOKER_CARD, WildValue(rank)),) * jokers
+    )
 
 
 def _openings_trios(cards: Counter[Card]) -> Iterator[tuple[Meld, Counter[Card]]]:
@@ -114,7 +116,9 @@ def _openings_sequences(cards: Counter[Card]) -> Iterator[tuple[Meld, Counter[Ca
                 if needed - cards:
                     continue
                 meld = tuple(
-                    TableCard(JOKER_CARD, WildValue(c.rank, suit)) if k == joker_at else TableCard(c)
+                    TableCard(JOKER_CARD, WildValue(c.rank, suit))
+                    if k == joker_at
+                    else TableCard(c)
                     for k, c in enumerate(window)
                 )
                 yield meld, needed
@@ -138,7 +142,9 @@ def openings(cards: Counter[Card], trios: int, sequences: int) -> Iterator[list[
     yield from walk(+cards, trios, sequences, [])
 
 
-def _trio_layoffs(meld: Meld, rank: int, cards: Counter[Card]) -> Iterator[tuple[Meld, Counter[Card]]]:
+def _trio_layoffs(
+    meld: Meld, rank: int, cards: Counter[Card]
+) -> Iterator[tuple[Meld, Counter[Card]]]:
     """Any cards of the trio's rank and any jokers (C5)."""
     kinds = sorted(c for c in cards if cards[c] > 0 and (c.is_joker or c.rank == rank))
     for counts in itertools.product(*(range(cards[c] + 1) for c in kinds)):
@@ -255,7 +261,9 @@ def kept(proposal: Move, table: Sequence[Meld]) -> int:
     return count
 
 
-def discard_keys(position: Position, laid: Counter[Card], proposal: Move) -> tuple[int, int, Card] | None:
+def discard_keys(
+    position: Position, laid: Counter[Card], proposal: Move
+) -> tuple[int, int, Card] | None:
     """(same discard, -points left, the discard) for the best discard after ``laid``; None
     when no card is left to discard (C4, C6)."""
     left = Counter(position.hand) - laid
@@ -288,7 +296,13 @@ def nearest(position: Position, proposal: Move) -> Nearest:
         if ending is None:
             continue
         same, points_left, discard = ending
-        keys = (sum(turn.laid.values()), kept(proposal, turn.table), -turn.changed, same, points_left)
+        keys = (
+            sum(turn.laid.values()),
+            kept(proposal, turn.table),
+            -turn.changed,
+            same,
+            points_left,
+        )
         if best is None or keys > best:
             best, witness = keys, Move(turn.table, discard=discard)
     if witness is not None:
