@@ -115,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{statistics.median(timed):.2f} ms, p90 {percentile(timed, 90):.2f}, max "
                 f"{max(timed):.2f}; without suggest p50 {statistics.median(plain):.2f} ms; "
                 f"in-process CPU p50 {statistics.median(cpu):.2f} ms, p90 "
-                f"{percentile(cpu, 90):.2f}, max {max(cpu):.2f}; {found} suggestions, {proved} proved nearest",
+                f"{percentile(cpu, 90):.2f}, max {max(cpu):.2f}; {found} suggestions, "
+                f"{proved} proved nearest",
                 flush=True,
             )
     return 0
