@@ -3,19 +3,27 @@ brute-force reference on >= 1,000 random illegal proposals across the seven cont
 (``make test`` runs 150, tests/test_c2_c6_carioca_suggest_vs_bruteforce.py).
 
     .venv/bin/python -m bench.carioca_suggest_differential [--proposals 1000] [--seed N]
+    .venv/bin/python -m bench.carioca_suggest_differential --mid 300   # bench-size positions
 
 Prints the proposals compared per contract and side of the opening, the agreements key by
-key, and the first disagreements; exits 1 on any disagreement.
+key, and the first disagreements; exits 1 on any disagreement. ``--mid N`` compares instead
+on N of ``bench.carioca_bench``'s 12-card positions (the speed bench's, one proposal each):
+slower, the brute force takes up to ~20 s on a few of them.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
 from collections import Counter
 
+from bench.carioca_bench import layoff, opening
+from bench.carioca_suggest_bench import illegal_proposal, parsed
+from solver.contract.suggest import suggest_contract_move
 from tests.carioca_suggest_differential import SEED_BASE, compare
+from tests.reference.carioca_suggest_oracle import keys_of, nearest
 
 KEYS = ("hand cards laid", "melds kept", "melds changed", "same discard", "points left")
 
@@ -24,7 +32,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--proposals", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=SEED_BASE, help="first position's seed")
+    parser.add_argument("--mid", type=int, default=0, help="bench-size positions instead")
     args = parser.parse_args(argv)
+    if args.mid:
+        return compare_mid(args.mid, args.seed)
     started = time.process_time()
     results = list(compare(args.proposals, args.seed))
     wrong = [r for r in results if not r.agrees]
@@ -47,6 +58,33 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  suggestions the referee rejects: {illegal}")
     for r in wrong[:5]:
         print(r.where)
+    return 1 if wrong else 0
+
+
+def compare_mid(count: int, seed: int) -> int:
+    """The same keys on the speed bench's positions, before and after opening by turns."""
+    rng = random.Random(seed)
+    started = time.process_time()
+    compared = wrong = 0
+    for i in range(count):
+        position = parsed((opening if i % 2 else layoff)(rng))
+        proposal = illegal_proposal(position, rng)
+        if proposal is None:
+            continue
+        expected = nearest(position, proposal).keys
+        found = suggest_contract_move(position, proposal, 10_000)
+        got = None
+        if found.move is not None:
+            solved = found.move.solved
+            got = keys_of(position, proposal, solved.move, solved.verdict.played)
+        compared += 1
+        if got != expected:
+            wrong += 1
+            print(f"disagree: reference {expected}, suggestion {got}", flush=True)
+    print(
+        f"carioca mid: {compared} proposals, {compared - wrong} agree, "
+        f"{time.process_time() - started:.1f} s CPU"
+    )
     return 1 if wrong else 0
 
 
