@@ -42,7 +42,7 @@ def _run(block: str, port: int) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_doc_has_its_examples() -> None:
-    assert len(PAIRS) == 8
+    assert len(PAIRS) == 10
 
 
 @pytest.mark.parametrize(("block", "kind", "shown"), PAIRS, ids=range(len(PAIRS)))

@@ -150,10 +150,10 @@ def test_the_suggestion_passes_the_referee_again(
     assert all(meld in shown for meld in kept)
 
 
-def test_carioca_has_no_suggestion_yet() -> None:
-    # ValidateMove for carioca arrives from another branch; until the suggestion covers it,
-    # the answer carries none and says so (issue #53). Checked at the dispatch, which
-    # returns before any search (so no call context is needed).
+def test_the_rearrangement_suggestion_leaves_carioca_alone() -> None:
+    # Carioca's suggestion is service/rummy/contract.py's (tests/test_c2_c6_carioca_suggest.py);
+    # the rearrangement one refuses a contract position before any search (so no call
+    # context is needed) rather than run the wrong model.
     position = parse_position(
         "carioca", 2, [], HAND_OF_ELEVEN.split(), Turn(deal_number=1)
     )

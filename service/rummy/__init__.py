@@ -45,10 +45,7 @@ class RummyServicer(rummy_pb2_grpc.RummyServiceServicer):
     ) -> rummy_pb2.ValidateMoveResponse:
         call = _served(convert.validate_move_call(request), Rpc.VALIDATE_MOVE, context)
         if _is_contract(call):
-            answer = contract.validate(call, request, context)
-            if request.suggest and not answer.legal:
-                answer.suggestion_note = validate_move.NOT_FOR_CONTRACT
-            return answer
+            return contract.validate(call, request, context)
         return validate_move.handle(call, request, context)
 
     def SolveMove(

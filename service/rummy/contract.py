@@ -16,6 +16,7 @@ from service.rummy.validate_move import verdict_to_proto
 from solver.contract.draw import DrawDecision, decide_draw
 from solver.contract.referee import validate_contract_move
 from solver.contract.search import ContractSolvedMove, ContractSolveResult, solve_contract_move
+from solver.contract.suggest import suggest_contract_move
 from solver.rummy.melds import card_text
 from solver.rummy.position import Meld
 
@@ -23,9 +24,33 @@ from solver.rummy.position import Meld
 def validate(
     call: convert.RummyCall, request: rummy_pb2.ValidateMoveRequest, context: grpc.ServicerContext
 ) -> rummy_pb2.ValidateMoveResponse:
-    """Judge a carioca move: every violation, and the effects of the play and discard."""
+    """Judge a carioca move: every violation, and the effects of the play and discard; with
+    ``suggest``, an illegal move's answer also carries the nearest legal turn (#53)."""
     assert call.move is not None  # validate_move_call always parses the move
-    return verdict_to_proto(validate_contract_move(call.position, call.move))
+    response = verdict_to_proto(validate_contract_move(call.position, call.move))
+    if request.suggest and not response.legal:
+        add_suggestion(response, call, context)
+    return response
+
+
+def add_suggestion(
+    response: rummy_pb2.ValidateMoveResponse,
+    call: convert.RummyCall,
+    context: grpc.ServicerContext,
+) -> None:
+    """Fill the nearest legal turn, searched like SolveMove: within the call's deadline and
+    holding a solve slot. Re-checked by the carioca referee inside the solver."""
+    assert call.move is not None
+    limit_ms = int(solve_time_limit_s(0, context) * 1000)
+    with solve_slot(context):
+        suggestion = suggest_contract_move(call.position, call.move, limit_ms)
+    response.suggestion_optimal = suggestion.optimal
+    response.suggestion_note = suggestion.note
+    if suggestion.move is not None:
+        solved = suggestion.move.solved
+        response.nearest_legal.CopyFrom(solved_move_to_proto(solved, call.position.table))
+        response.nearest_kept_melds.extend(suggestion.move.kept)
+        response.nearest_same_cards = suggestion.move.same_cards
 
 
 def solved_move_to_proto(

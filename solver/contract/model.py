@@ -347,8 +347,9 @@ def _add_objective(turn: TurnModel) -> None:
     )
 
 
-def build(data: TurnData) -> TurnModel:
-    """The whole model of the turn."""
+def build(data: TurnData, objective: bool = True) -> TurnModel:
+    """The whole model of the turn; without ``objective`` the caller sets its own (the
+    suggestion's nearness, suggest.py)."""
     turn = TurnModel(data)
     if data.opened:
         _add_layoffs(turn)
@@ -356,7 +357,8 @@ def build(data: TurnData) -> TurnModel:
         _add_opening(turn)
     _add_discard(turn)
     _add_hand_limits(turn)
-    _add_objective(turn)
+    if objective:
+        _add_objective(turn)
     return turn
 
 

@@ -16,6 +16,7 @@ from ortools.sat.python import cp_model
 
 from solver.contract import model as turn_model
 from solver.contract.referee import ContractVerdict, validate_contract_move
+from solver.core import cancel
 from solver.core.cards import Card, sort_key
 from solver.rummy.position import Move, Position
 
@@ -101,6 +102,9 @@ def new_solver(seconds: float) -> cp_model.CpSolver:
     solver.parameters.max_time_in_seconds = max(MIN_SOLVE_SECONDS, seconds)
     solver.parameters.cp_model_presolve = False
     solver.parameters.cp_model_probing_level = 0
+    # CP-SAT's own SIGINT handler would outlive the solve and kill the server on Ctrl-C.
+    solver.parameters.catch_sigint_signal = False
+    cancel.watch(solver)  # a caller that gives up stops this solve (solver/core/cancel.py)
     return solver
 
 
@@ -133,7 +137,7 @@ def solve_contract_move(
             optimal = status == cp_model.OPTIMAL
             status_name = solver.status_name(status)
         time_limited = time_limited or status == cp_model.FEASIBLE
-        moves.append(_checked_move(position, turn, solver))
+        moves.append(checked_move(position, turn, solver))
         if len(moves) < wanted:
             turn_model.exclude(turn, solver)  # the next move must differ from those found
     if not moves:
@@ -155,7 +159,7 @@ def solve_contract_move(
     return ContractSolveResult(tuple(moves), optimal, stats)
 
 
-def _checked_move(
+def checked_move(
     position: Position, turn: turn_model.TurnModel, solver: cp_model.CpSolver
 ) -> ContractSolvedMove:
     """The solution as a move, judged by the referee before it may leave the server."""

@@ -13,7 +13,7 @@ The position options and their defaults are ``position_args``'s, shared with ``h
 guessed).
 
 With ``--suggest``, an illegal move is followed by the nearest legal table (issue #53), its
-melds kept from the proposal marked ``*``.
+melds kept from the proposal marked ``*`` (for carioca, with its discard).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from service.cli.position_args import (
 from service.cli.rpc import call_rpc, move_to_proto, position_to_proto, print_json
 from service.rummy import RummyServicer
 from solver.contract.referee import ContractVerdict, validate_contract_move
+from solver.contract.suggest import ContractSuggestion, suggest_contract_move
 from solver.core.errors import InvalidRequest
 from solver.core.registry import Rpc, not_served
 from solver.core.rulesets import Family
@@ -92,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
     if position.ruleset.family is Family.CONTRACT:
         contract_verdict = validate_contract_move(position, move)
         print(render(contract_verdict))
+        if args.suggest and not contract_verdict.legal:
+            print(render_suggestion(suggest_contract_move(position, move)))
         return 0 if contract_verdict.legal else 1
     try:
         verdict = validate_move(position, move)
@@ -116,7 +119,7 @@ def run_json(args: argparse.Namespace) -> int:
     return 0 if answer.legal else 1
 
 
-def render_suggestion(suggestion: Suggestion) -> str:
+def render_suggestion(suggestion: Suggestion | ContractSuggestion) -> str:
     """The nearest legal table, each meld kept from the proposal marked ``*``."""
     found = suggestion.move
     if found is None:
@@ -129,6 +132,8 @@ def render_suggestion(suggestion: Suggestion) -> str:
     if solved.move.to_hand:
         lines.append(f"  to hand: {show_cards(solved.move.to_hand)}")
     lines.append(f"  played: {show_cards(solved.verdict.played)}")
+    if solved.move.discard is not None:
+        lines.append(f"  discard: {show_cards([solved.move.discard])}")
     lines.append(f"  {suggestion.note} (* = a meld kept as proposed)")
     return "\n".join(lines)
 
