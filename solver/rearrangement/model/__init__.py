@@ -49,7 +49,8 @@ from solver.rearrangement.model.data import (
     turn_options,
 )
 from solver.rearrangement.model.slots import MeldSlot
-from solver.rearrangement.model.turn import TurnModel, TurnVariables, structural_vars
+from solver.rearrangement.model.turn import TurnVariables, structural_vars
+from solver.rearrangement.model.turn_model import TurnModel
 
 __all__ = [
     "NO_ADD",
