@@ -6,8 +6,8 @@ position only through numbers: how many of each card the hand and the table hold
 model of a position whose hand holds the whole deck (and the rack's jokers) is built once
 per joker count; each position copies it (a C++ copy of the proto) and writes its numbers:
 
-* each hand card's bound (``hand_used``), 0 for the cards not in the hand;
-* each card's conservation row: the table's copies of it (the row's right-hand side);
+* each hand card's bound (``hand_used``; the deck's model holds them at 0);
+* each table card's conservation row: the table's copies of it (the row's right-hand side);
 * the hand's size in the went-out row;
 
 then adds what belongs to its table: the keep flags of its melds, their links to the pool's
@@ -48,11 +48,13 @@ class DeckModel:
 
     model: FastCpModel
     variables: TurnVariables
-    rows: dict[Card, int]  # per card: the index of its conservation row
+    stand_in: bool  # its rack joker is a stand-in (``pool._build_stand_ins``)
+    hand_vars: dict[Card, int]  # per card: the index of its hand count, bound to 0 here
+    rows: dict[Card, int]  # per card: the index of its conservation row, 0 copies on the table
     went_out_row: int  # the row "went out: every hand card played"
 
 
-_DECK_MODELS: dict[tuple[str, int, int], DeckModel] = {}
+_DECK_MODELS: dict[tuple[str, int, int, bool], DeckModel] = {}
 _BUILDING = threading.Lock()
 
 
@@ -66,8 +68,8 @@ def from_deck(data: TurnData) -> tuple[FastCpModel, TurnVariables] | None:
         or data.n_slots
     ):
         return None
-    deck = _deck_model(data.position, data.hand_count[JOKER_CARD])
-    if deck is None:
+    deck = _deck_model(data.position, data.hand_count[JOKER_CARD], data.stand_in)
+    if deck is None or deck.stand_in != data.stand_in:
         return None
     model = deck.model.clone()
     _write_numbers(model, deck, data)
@@ -95,10 +97,11 @@ def from_deck(data: TurnData) -> tuple[FastCpModel, TurnVariables] | None:
     return model, variables
 
 
-def _deck_model(position: Position, jokers: int) -> DeckModel | None:
-    """The deck's model for this ruleset and number of jokers on the rack, built once."""
+def _deck_model(position: Position, jokers: int, stand_in: bool) -> DeckModel | None:
+    """The deck's model for this ruleset and number of jokers on the rack, built once (and
+    once more if ``STAND_IN_WILDS`` has changed since: its tests change it)."""
     rs = position.ruleset
-    key = (rs.id, position.players, jokers)
+    key = (rs.id, position.players, jokers, stand_in)
     deck = _DECK_MODELS.get(key)
     if deck is not None:
         return deck
@@ -142,7 +145,11 @@ def _build_deck_model(position: Position, cards: Counter[Card], jokers: int) -> 
         for j, ct in enumerate(protos)
         if list(ct.enforcement_literal) == [variables.went_out.index]
     )
-    return DeckModel(model, variables, rows, went_out_row)
+    # No card in the hand: a position writes the bounds of its own cards only.
+    hand_vars = {card: var.index for card, var in variables.hand_used.items()}
+    for index in hand_vars.values():
+        model.proto.variables[index].domain[1] = 0
+    return DeckModel(model, variables, data.stand_in, hand_vars, rows, went_out_row)
 
 
 def _write_numbers(model: FastCpModel, deck: DeckModel, data: TurnData) -> None:
@@ -150,11 +157,11 @@ def _write_numbers(model: FastCpModel, deck: DeckModel, data: TurnData) -> None:
     variables = model.proto.variables
     constraints = model.proto.constraints
     hand = data.hand_count
-    table = data.table_count
-    for card, var in deck.variables.hand_used.items():
-        variables[var.index].domain[1] = hand[card]
+    for card, n in hand.items():
+        variables[deck.hand_vars[card]].domain[1] = n
+    for card, n in data.table_count.items():
         rhs = constraints[deck.rows[card]].linear.domain
-        rhs[0] = rhs[1] = table[card]
+        rhs[0] = rhs[1] = n
     size = sum(hand.values())
     went_out = constraints[deck.went_out_row].linear.domain
     went_out[0] = went_out[1] = size

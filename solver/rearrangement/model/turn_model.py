@@ -15,11 +15,12 @@ from solver.rummy.position import Position
 class TurnModel:
     """The CP-SAT model of the legal tables after one play from ``position``: ``data``
     is what it was built from, ``variables`` what the search reads and rebuilds from.
-    Rummikub's positions copy the whole deck's model (``deck``), others build their own."""
+    Rummikub's positions copy the whole deck's model (``deck``), others build their own;
+    ``copy_deck=False`` builds it for the position alone in any case (the pool's own tests)."""
 
-    def __init__(self, position: Position, options: ModelOptions) -> None:
+    def __init__(self, position: Position, options: ModelOptions, copy_deck: bool = True) -> None:
         self.data: TurnData = collect_data(position, options)
-        copied = from_deck(self.data)
+        copied = from_deck(self.data) if copy_deck else None
         if copied is None:
             self.model: cp_model.CpModel = FastCpModel()
             self.variables: TurnVariables = build_turn(self.model, self.data)
