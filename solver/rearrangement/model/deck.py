@@ -68,7 +68,7 @@ def from_deck(data: TurnData) -> tuple[FastCpModel, TurnVariables] | None:
         or data.n_slots
     ):
         return None
-    deck = _deck_model(data.position, data.hand_count[JOKER_CARD], data.stand_in)
+    deck = deck_model(data.position, data.hand_count[JOKER_CARD], data.stand_in)
     if deck is None or deck.stand_in != data.stand_in:
         return None
     model = deck.model.clone()
@@ -97,7 +97,7 @@ def from_deck(data: TurnData) -> tuple[FastCpModel, TurnVariables] | None:
     return model, variables
 
 
-def _deck_model(position: Position, jokers: int, stand_in: bool) -> DeckModel | None:
+def deck_model(position: Position, jokers: int, stand_in: bool) -> DeckModel | None:
     """The deck's model for this ruleset and number of jokers on the rack, built once (and
     once more if ``STAND_IN_WILDS`` has changed since: its tests change it)."""
     rs = position.ruleset
@@ -111,11 +111,11 @@ def _deck_model(position: Position, jokers: int, stand_in: bool) -> DeckModel | 
     with _BUILDING:
         deck = _DECK_MODELS.get(key)
         if deck is None:
-            deck = _DECK_MODELS[key] = _build_deck_model(position, cards, jokers)
+            deck = _DECK_MODELS[key] = _builddeck_model(position, cards, jokers)
     return deck
 
 
-def _build_deck_model(position: Position, cards: Counter[Card], jokers: int) -> DeckModel:
+def _builddeck_model(position: Position, cards: Counter[Card], jokers: int) -> DeckModel:
     hand = [c for c, n in sorted(cards.items()) if c.is_ordinary for _ in range(n)]
     whole = Position(
         position.ruleset,
