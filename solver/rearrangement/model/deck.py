@@ -26,14 +26,16 @@ import threading
 from collections import Counter
 from dataclasses import dataclass
 
-from ortools.sat.python import cp_model
-
 from solver.core.cards import JOKER_CARD, Card
-from solver.rearrangement.model.constraints import KeptMelds, LinkedMelds, build_kept_melds
+from solver.rearrangement.model.constraints import (
+    KeptMelds,
+    LinkedMelds,
+    build_kept_melds,
+    link_melds,
+)
 from solver.rearrangement.model.cp import FastCpModel, sum_of
-from solver.rearrangement.model.data import GroupKey, ModelOptions, RunKey, TurnData, collect_data
+from solver.rearrangement.model.data import ModelOptions, TurnData, collect_data
 from solver.rearrangement.model.objective import points_left
-from solver.rearrangement.model.pool import PoolVariables
 from solver.rearrangement.model.turn import TurnVariables, build_turn
 from solver.rummy.position import Position, Turn
 
@@ -74,7 +76,7 @@ def from_deck(data: TurnData) -> tuple[FastCpModel, TurnVariables] | None:
     model = deck.model.clone()
     _write_numbers(model, deck, data)
     kept = build_kept_melds(model, data)
-    links = _link_melds(model, data, kept, deck.variables.pool)
+    links = link_melds(model, data, kept, deck.variables.pool)
     _keep_unlinked(model, deck, data, kept, links)
     base = deck.variables
     hand_used = {c: base.hand_used[c] for c in sorted(data.hand_count)}
@@ -111,11 +113,11 @@ def deck_model(position: Position, jokers: int, stand_in: bool) -> DeckModel | N
     with _BUILDING:
         deck = _DECK_MODELS.get(key)
         if deck is None:
-            deck = _DECK_MODELS[key] = _builddeck_model(position, cards, jokers)
+            deck = _DECK_MODELS[key] = _build_deck_model(position, cards, jokers)
     return deck
 
 
-def _builddeck_model(position: Position, cards: Counter[Card], jokers: int) -> DeckModel:
+def _build_deck_model(position: Position, cards: Counter[Card], jokers: int) -> DeckModel:
     hand = [c for c, n in sorted(cards.items()) if c.is_ordinary for _ in range(n)]
     whole = Position(
         position.ruleset,
@@ -165,35 +167,6 @@ def _write_numbers(model: FastCpModel, deck: DeckModel, data: TurnData) -> None:
     size = sum(hand.values())
     went_out = constraints[deck.went_out_row].linear.domain
     went_out[0] = went_out[1] = size
-
-
-def _link_melds(
-    m: cp_model.CpModel, data: TurnData, kept: KeptMelds, pool: PoolVariables
-) -> LinkedMelds:
-    """As ``constraints.link_melds``, for the runs and groups whose shape the pool has."""
-    linked_runs = {k: run for k, run in data.linkable_runs.items() if run in pool.runs}
-    linked_groups = {k: g for k, g in data.linkable_groups.items() if g in pool.group_sets}
-    runs: dict[RunKey, list[cp_model.IntVar]] = {}
-    for k, run in linked_runs.items():
-        runs.setdefault(run, []).append(kept.held[k])
-    for run, keeps in runs.items():
-        m.add(sum_of(keeps) <= pool.runs[run])
-    groups: dict[GroupKey, list[cp_model.IntVar]] = {}
-    for k, group in linked_groups.items():
-        groups.setdefault(group, []).append(kept.held[k])
-    for group, keeps in groups.items():
-        m.add(sum_of(keeps) <= pool.group_sets[group])
-    by_suit: dict[str | None, list[tuple[int, int, int]]] = {}
-    for k, (a, b, s) in linked_runs.items():
-        by_suit.setdefault(s, []).append((a, b, k))
-    for (p, suit), fill in pool.run_fill.items():
-        if not isinstance(fill, cp_model.IntVar):
-            continue
-        through = [kept.held[k] for a, b, k in by_suit.get(suit, ()) if a <= p <= b]
-        if through:
-            m.add(sum_of(through) <= fill)
-    leaves_pool = [k not in linked_runs and k not in linked_groups for k in range(len(kept.keep))]
-    return LinkedMelds(linked_runs, linked_groups, leaves_pool)
 
 
 def _keep_unlinked(
