@@ -145,3 +145,26 @@ def test_cost_curve_times_every_table_size_and_draws_the_picture(
     for label in ("rummikub      10", "rummikub     100", "rummikub    full"):
         assert label in printed, printed
     assert out.read_bytes().startswith(b"\x89PNG")
+
+
+def test_solve_parts_times_each_part_of_a_call(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import solve_parts
+
+    argv = ["--n", "2", "--sizes", "mid", "--rounds", "1", "--profile", "3"]
+    assert solve_parts.main(argv) == 0
+    out = capsys.readouterr().out
+    for part in (*solve_parts.PARTS, "whole", "answers digest", "tottime"):
+        assert part in out, out
+
+
+def test_cpsat_replay_replays_the_recorded_solves(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import cpsat_replay
+
+    variants = ["{'hint': 'optimum'}", "{'objective': 'primary'}"]
+    assert cpsat_replay.main(["--n", "2", "--sizes", "mid", "--repeat", "1", *variants]) == 0
+    out = capsys.readouterr().out
+    assert "2 models recorded" in out, out
+    rows = out.splitlines()[2:]
+    assert [row.split()[0] for row in rows] == ["shipped", "{'hint':", "{'objective':"], out
+    # The shipped parameters, and the optimum as a hint, find the very same solutions.
+    assert rows[0].endswith(" 0/0") and rows[1].endswith(" 0/0"), out

@@ -20,7 +20,8 @@ def _rummikub(hand: list[str]) -> Position:
 
 def _model(position: Position) -> TurnModel:
     limit = position.ruleset.rearrangement.max_new_melds
-    return TurnModel(position, turn_options(position, limit, None))
+    # The model built for the position alone: rummikub's usual one copies the deck's.
+    return TurnModel(position, turn_options(position, limit, None), copy_deck=False)
 
 
 def _upper(tm: TurnModel, shape: tuple[int, int, str]) -> int:

@@ -23,7 +23,8 @@ from solver.rummy.position import Position, Turn, parse_position
 
 def _model(position: Position) -> TurnModel:
     limit = position.ruleset.rearrangement.max_new_melds
-    return TurnModel(position, turn_options(position, limit, None))
+    # The model built for the position alone: rummikub's usual one copies the deck's.
+    return TurnModel(position, turn_options(position, limit, None), copy_deck=False)
 
 
 def _rummikub(table: list[list[str]], hand: list[str], opened: bool = True) -> Position:

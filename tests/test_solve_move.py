@@ -156,9 +156,15 @@ def test_rummikub_kept_melds_are_the_pools_own() -> None:
     position = parse_position(
         "rummikub", 2, [["AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C"], ["9S", "9H", "9D"]],
         ["JS", "QS", "KS"], Turn(has_opened=True))
-    tm = TurnModel(position, ModelOptions(max_new_melds=None))
+    tm = TurnModel(position, ModelOptions(max_new_melds=None), copy_deck=False)
     assert tm.variables.links.runs == {0: (1, 8, "C")}
     assert tm.variables.links.groups == {1: (9, ("D", "H", "S"))}
+    # The copy of the whole deck's model (model/deck.py) has no shape of eight: the kept run
+    # holds its own cards there.
+    copied = TurnModel(position, ModelOptions(max_new_melds=None))
+    assert copied.variables.links.runs == {}
+    assert copied.variables.links.groups == {1: (9, ("D", "H", "S"))}
+    assert copied.variables.links.leaves_pool == [True, False]
     best = solve_move(position, Objective.MOST_CARDS).moves[0]
     assert (best.cards_played, best.melds_changed) == (3, 0)
     assert _tables(best) == ["9S 9H 9D", "AC 2C 3C 4C 5C 6C 7C 8C", "JS QS KS"]  # as laid

@@ -32,7 +32,9 @@ The model is built in steps, each a function that adds one family of constraints
 returns a frozen record of the variables it made: ``data`` (what the turn holds), ``pool``,
 ``slots``, ``constraints`` (kept melds, wild fates, releases, conservation) and
 ``objective`` (what a play measures, and the turn's rules on it); ``turn`` runs them in
-order into one ``TurnVariables``, which ``rebuild`` and the search read.
+order into one ``TurnVariables``, which ``rebuild`` and the search read. A rummikub position
+copies instead the model of the whole deck, built once (``deck``); ``TurnModel``
+(``turn_model``) chooses.
 """
 
 from solver.rearrangement.model.cp import FastCpModel, sum_of
@@ -49,7 +51,8 @@ from solver.rearrangement.model.data import (
     turn_options,
 )
 from solver.rearrangement.model.slots import MeldSlot
-from solver.rearrangement.model.turn import TurnModel, TurnVariables, structural_vars
+from solver.rearrangement.model.turn import TurnVariables, structural_vars
+from solver.rearrangement.model.turn_model import TurnModel
 
 __all__ = [
     "NO_ADD",

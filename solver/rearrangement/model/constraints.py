@@ -105,13 +105,14 @@ def build_released(
 def link_melds(
     m: cp_model.CpModel, data: TurnData, kept: KeptMelds, pool: PoolVariables
 ) -> LinkedMelds:
-    """A linked kept meld is one of the pool's melds of its shape, all natural."""
+    """A linked kept meld is one of the pool's melds of its shape, all natural. (The pool
+    built for the position has every linkable run's shape; the deck's, ``deck``, has runs of
+    up to five cards only: a longer kept run there holds its own cards.)"""
+    linked_runs = {k: run for k, run in data.linkable_runs.items() if run in pool.runs}
     linked_groups = {k: key for k, key in data.linkable_groups.items() if key in pool.group_sets}
-    leaves_pool = [
-        k not in data.linkable_runs and k not in linked_groups for k in range(len(kept.keep))
-    ]
+    leaves_pool = [k not in linked_runs and k not in linked_groups for k in range(len(kept.keep))]
     runs: dict[RunKey, list[cp_model.IntVar]] = {}
-    for k, run in data.linkable_runs.items():
+    for k, run in linked_runs.items():
         runs.setdefault(run, []).append(kept.held[k])
     for run, keeps in runs.items():
         m.add(sum_of(keeps) <= pool.runs[run])
@@ -122,7 +123,7 @@ def link_melds(
         m.add(sum_of(keeps) <= pool.group_sets[group])
     # Where wilds may fill a run place too, the linked runs through it need naturals.
     by_suit: dict[str | None, list[tuple[int, int, int]]] = {}
-    for k, (a, b, s) in data.linkable_runs.items():
+    for k, (a, b, s) in linked_runs.items():
         by_suit.setdefault(s, []).append((a, b, k))
     for (p, suit), fill in pool.run_fill.items():
         if not isinstance(fill, cp_model.IntVar):
@@ -130,7 +131,7 @@ def link_melds(
         through = [kept.held[k] for a, b, k in by_suit.get(suit, ()) if a <= p <= b]
         if through:
             m.add(sum_of(through) <= fill)
-    return LinkedMelds(dict(data.linkable_runs), linked_groups, leaves_pool)
+    return LinkedMelds(linked_runs, linked_groups, leaves_pool)
 
 
 def build_wild_fates(

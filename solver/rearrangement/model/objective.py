@@ -67,7 +67,7 @@ def build_turn_rules(
         m.add(played == opts.add_size).only_enforce_if(is_add)
     if opts.opening_points:
         m.add(_laid_value(hand_used, pool, slots) >= opts.opening_points)
-    hand_points_after = _hand_points_after(data, hand_used, to_hand)
+    hand_points_after = points_left(data, hand_used, to_hand)
     went_out = m.new_bool_var("went_out")
     m.add(played == sum(data.hand_count.values())).only_enforce_if(went_out)
     for v in to_hand.values():
@@ -100,7 +100,7 @@ def _build_no_new_group(
     m.add(sum_of(groups_after) <= groups_before)
 
 
-def _hand_points_after(
+def points_left(
     data: TurnData, hand_used: dict[Card, cp_model.IntVar], to_hand: dict[int, cp_model.IntVar]
 ) -> cp_model.LinearExpr:
     """Hand points left: every card's points, less those played, plus wilds taken back."""

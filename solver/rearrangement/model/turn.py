@@ -20,12 +20,10 @@ from solver.rearrangement.model.constraints import (
     build_wild_fates,
     link_melds,
 )
-from solver.rearrangement.model.cp import FastCpModel
-from solver.rearrangement.model.data import ModelOptions, TurnData, collect_data
+from solver.rearrangement.model.data import TurnData
 from solver.rearrangement.model.objective import build_turn_rules
 from solver.rearrangement.model.pool import PoolVariables, build_pool
 from solver.rearrangement.model.slots import MeldSlot, build_slots
-from solver.rummy.position import Position
 
 
 @dataclass(frozen=True)
@@ -46,16 +44,6 @@ class TurnVariables:
     hand_points_after: cp_model.LinearExpr
     went_out: cp_model.IntVar
     changed: cp_model.LinearExpr  # melds before not kept (an upper bound where D4 applies)
-
-
-class TurnModel:
-    """The CP-SAT model of the legal tables after one play from ``position``: ``data``
-    is what it was built from, ``variables`` what the search reads and rebuilds from."""
-
-    def __init__(self, position: Position, options: ModelOptions) -> None:
-        self.model: cp_model.CpModel = FastCpModel()
-        self.data: TurnData = collect_data(position, options)
-        self.variables: TurnVariables = build_turn(self.model, self.data)
 
 
 def build_turn(m: cp_model.CpModel, data: TurnData) -> TurnVariables:
