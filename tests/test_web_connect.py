@@ -106,6 +106,36 @@ def test_a_dispute_gets_the_grpc_answer_with_every_violation(
     assert answer == json_format.MessageToDict(direct)
 
 
+def test_suggest_passes_through_to_the_nearest_legal_move(front: WebFront, rummy_stub: Any) -> None:
+    # R5's seed with a group of 9s (issue #53): the nearest legal play keeps the group (the
+    # proposal's meld 1). The page sends "suggest" and reads the answer's camelCase names.
+    seed = {
+        "position": {
+            "ruleset": "carrossel",
+            "players": 2,
+            "table": [{"cards": ["7H", "8S", "JK=9"]}],
+            "hand": ["5C", "9D", "9C", "9H"],
+            "turn": {"cardsDrawn": 1},
+        },
+        "move": {"table": [{"cards": ["5C", "JK=6", "7H", "8S"]}, {"cards": ["9D", "9C", "9H"]}]},
+        "suggest": True,
+    }
+    status, answer = post_json(front, f"{RUMMY}/ValidateMove", seed)
+    assert status == 200
+    assert answer["nearestKeptMelds"] == [1]
+    assert sorted(answer["nearestLegal"]["played"]) == ["9C", "9D", "9H"]
+    assert answer["suggestionOptimal"] is True
+    assert "3 of the proposal's 4 hand cards" in answer["suggestionNote"]
+    assert "nearestSameCards" not in answer  # false, left out
+    direct = rummy_stub.ValidateMove(
+        json_format.ParseDict(seed, rummy_pb2.ValidateMoveRequest()), timeout=30
+    )
+    assert answer == json_format.MessageToDict(direct)
+    # Without it, the answer has no suggestion at all.
+    _, plain = post_json(front, f"{RUMMY}/ValidateMove", {**seed, "suggest": False})
+    assert not {"nearestLegal", "nearestKeptMelds", "suggestionNote"} & set(plain)
+
+
 def test_the_hint_is_solve_move_s_best_move(front: WebFront) -> None:
     hint = {"position": DISPUTE["position"], "maxMoves": 1}
     status, answer = post_json(front, f"{RUMMY}/SolveMove", hint)
