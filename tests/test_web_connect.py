@@ -497,6 +497,16 @@ def test_the_proto_json_of_ruleset_names_the_new_fields() -> None:
     names = {f.json_name for f in rulesets_pb2.Ruleset.DESCRIPTOR.fields}
     assert "servedRpcs" in names
     assert "version" in {f.json_name for f in rulesets_pb2.ListRulesetsResponse.DESCRIPTOR.fields}
+    # And the suggestion's, read under an illegal verdict (issue #53).
+    validated = {f.json_name for f in rummy_pb2.ValidateMoveResponse.DESCRIPTOR.fields}
+    assert {
+        "nearestLegal",
+        "nearestKeptMelds",
+        "nearestSameCards",
+        "suggestionOptimal",
+        "suggestionNote",
+    } <= validated
+    assert "suggest" in {f.json_name for f in rummy_pb2.ValidateMoveRequest.DESCRIPTOR.fields}
 
 
 # --- docs/referee-page.md's curl examples work as pasted ---------------------------------
@@ -507,7 +517,7 @@ DOC = (Path(__file__).resolve().parent.parent / "docs" / "referee-page.md").read
 def doc_examples() -> list[tuple[str, str]]:
     """Each ``sh`` block that runs curl, with the block shown after it (its answer)."""
     pairs = re.findall(r"```sh\n(curl .*?)```\n\n```(?:json)?\n(.*?)```", DOC, flags=re.DOTALL)
-    assert len(pairs) == 3
+    assert len(pairs) == 4
     return pairs
 
 
@@ -528,10 +538,13 @@ def run_curl(command: str, port: int) -> tuple[int, dict[str, Any]]:
 
 
 def test_the_doc_s_curl_examples_answer_as_shown(front: WebFront) -> None:
-    (judge, judged), (hint, hinted), (error, refused) = doc_examples()
+    (judge, judged), (suggest, suggested), (hint, hinted), (error, refused) = doc_examples()
     status, answer = run_curl(judge, front.port)
     assert status == 200
     assert answer == json.loads(judged)
+    status, answer = run_curl(suggest, front.port)
+    assert status == 200
+    assert answer == json.loads(suggested)
     status, answer = run_curl(hint, front.port)
     assert status == 200
     assert answer["moves"] == json.loads(hinted)["moves"]  # the stats vary from run to run
