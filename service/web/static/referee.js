@@ -342,7 +342,12 @@ function nearestLegal(answer, proposal) {
   list.id = "nearest-table";
   list.className = "board nearest";
   list.setAttribute("aria-label", "The nearest legal table, melds kept as proposed marked *");
-  if (table.length === 0) list.append(textSpan("empty", "no melds"));
+  if (table.length === 0) {
+    const empty = document.createElement("li");
+    empty.className = "empty";
+    empty.textContent = "no melds";
+    list.append(empty);
+  }
   table.forEach((meld, i) => {
     const item = document.createElement("li");
     item.className = "meld";
