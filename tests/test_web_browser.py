@@ -152,9 +152,16 @@ def test_a_disputed_rearrangement_gets_its_verdict(page: Any) -> None:
         "meld gone",
         "meld gone",
     ]
+    # Suggest is on by default, and this dispute has no nearest legal move: no legal play
+    # lays the 5 without the 9 (issue #53), and the page says so with the service's note.
+    assert page.is_checked("#suggest")
+    assert page.locator("#nearest-table").count() == 0
+    assert page.inner_text("#suggestion-note") == (
+        "None. No legal play lays any of the proposal's hand cards (5C)."
+    )
 
 
-def test_the_best_move_button_shows_the_hint(page: Any, tmp_path: Path) -> None:
+def test_the_best_move_button_shows_the_hint(page: Any) -> None:
     # The same position: the hint lays the 5 and the 9 around the joker.
     page.click("#hint")
     summary = page.wait_for_selector("#hint-summary")
@@ -170,11 +177,98 @@ def test_the_best_move_button_shows_the_hint(page: Any, tmp_path: Path) -> None:
         "cs => cs.map(c => c.dataset.code)"
     )
     assert changed == ["5C", "JK=6", "7H", "8S", "9D"]  # only the run changed
+
+
+def codes_of(meld: Any) -> list[str]:
+    """The card codes of one drawn meld, in the order drawn."""
+    codes: list[str] = meld.locator(".card").evaluate_all("cs => cs.map(c => c.dataset.code)")
+    return codes
+
+
+def test_an_illegal_move_shows_the_nearest_legal_table(page: Any, tmp_path: Path) -> None:
+    # R5's seed: 5-Jk(6)-7-8 and a group of 9s. The 5 needs the joker as a 6, and only a 9
+    # in its place releases it, so no legal play lays all four cards; the nearest lays the
+    # three 9s as proposed (the proposal's meld 1 kept) and leaves the run as it was.
+    page.select_option("#ruleset", "carrossel")
+    page.fill("#to-hand", "")
+    page.fill("#before", "7H 8S JK=9")
+    page.fill("#hand", "5C 9D 9C 9H")
+    page.fill("#after", "5C JK=6 7H 8S\n9D 9C 9H")
+    page.click("#judge")
+    page.wait_for_selector("#nearest-table")
+    assert page.inner_text("#verdict-banner").startswith("Illegal move")
+    assert "3 of the proposal's 4 hand cards" in page.inner_text("#suggestion-note")
+    melds = page.locator("#nearest-table > li.meld")
+    tables = sorted(sorted(codes_of(melds.nth(i))) for i in range(melds.count()))
+    assert tables == [["7H", "8S", "JK=9"], ["9C", "9D", "9H"]]
+    # The kept meld is marked as the CLI marks it, with "*", and in words.
+    kept = page.locator("#nearest-table > li.meld.kept")
+    assert kept.count() == 1
+    assert sorted(codes_of(kept)) == ["9C", "9D", "9H"]
+    assert kept.get_attribute("data-kept") == "1"
+    assert kept.locator(".kept-mark").inner_text() == "*"
+    assert "kept: your meld 1" in kept.inner_text()
+    facts = suggestion_facts(page)
+    assert facts["Same cards as proposed"] == "no"
+    assert facts["Proved nearest"] == "yes"
+    assert sorted(facts["Cards played"].split()) == ["9C", "9D", "9H"]
+    # The screenshot of the docs: this dispute, its nearest legal move, and the best move.
+    page.click("#hint")
+    page.wait_for_selector("#hint-summary")
     shot = tmp_path / "referee-page.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     if os.environ.get("CARROSSEL_UPDATE_SCREENSHOT") == "1":
         shutil.copyfile(shot, SCREENSHOT)
+    # The suggestion, put in the form and judged, is legal.
+    page.click("#use-suggestion")
+    page.click("#judge")
+    page.wait_for_selector("#verdict-banner.legal")
+    assert page.locator("#suggestion").count() == 0  # a legal move carries none
+
+
+def suggestion_facts(page: Any) -> dict[str, str]:
+    """The suggestion's terms and values, as text (a card reads as its code)."""
+    return dict(
+        page.locator("#suggestion dl").evaluate(
+            """dl => [...dl.querySelectorAll("dt")].map(dt => [dt.textContent,
+                 [...dt.nextElementSibling.childNodes].map(n =>
+                   n.dataset ? n.dataset.code : n.textContent).join(" ")])"""
+        )
+    )
+
+
+def test_carioca_s_nearest_legal_turn_keeps_the_contract_and_the_discard(page: Any) -> None:
+    # Carioca's seed (C4): deal 2 opens with a trio and a 4-card sequence, exactly 7 cards;
+    # the 8 of spades as a third meld is an extra card. The nearest turn keeps the trio and
+    # the sequence as proposed (melds 0 and 1) and the discard.
+    page.select_option("#ruleset", "carioca")
+    page.fill("#deal-number", "2")
+    page.set_checked("#has-opened", False)
+    page.fill("#before", "")
+    page.fill("#hand", "8C 8D 8H 4S 5S 6S 7S 8S KD 2C 3C 9H")
+    page.fill("#after", "8C 8D 8H\n4S 5S 6S 7S\n8S")
+    page.fill("#discard", "KD")
+    page.click("#judge")
+    page.wait_for_selector("#nearest-table")
+    melds = page.locator("#nearest-table > li.meld")
+    assert [codes_of(melds.nth(i)) for i in range(melds.count())] == [
+        ["8C", "8D", "8H"],
+        ["4S", "5S", "6S", "7S"],
+    ]
+    kept = page.locator("#nearest-table > li.meld.kept")
+    assert kept.evaluate_all("ms => ms.map(m => m.dataset.kept)") == ["0", "1"]
+    facts = suggestion_facts(page)
+    assert facts["Discard"] == "KD"
+    assert facts["Same cards as proposed"] == "no"
+    # Unchecked, the page does not ask: the verdict alone.
+    page.set_checked("#suggest", False)
+    page.click("#judge")
+    # The new verdict replaces the old one, its suggestion with it, and brings none.
+    page.wait_for_selector("#suggestion", state="detached")
+    assert page.inner_text("#verdict-banner").startswith("Illegal move")
+    page.set_checked("#suggest", True)
+    page.select_option("#ruleset", "carrossel")
 
 
 def test_a_refused_request_shows_every_bad_field(page: Any) -> None:

@@ -106,6 +106,36 @@ def test_a_dispute_gets_the_grpc_answer_with_every_violation(
     assert answer == json_format.MessageToDict(direct)
 
 
+def test_suggest_passes_through_to_the_nearest_legal_move(front: WebFront, rummy_stub: Any) -> None:
+    # R5's seed with a group of 9s (issue #53): the nearest legal play keeps the group (the
+    # proposal's meld 1). The page sends "suggest" and reads the answer's camelCase names.
+    seed = {
+        "position": {
+            "ruleset": "carrossel",
+            "players": 2,
+            "table": [{"cards": ["7H", "8S", "JK=9"]}],
+            "hand": ["5C", "9D", "9C", "9H"],
+            "turn": {"cardsDrawn": 1},
+        },
+        "move": {"table": [{"cards": ["5C", "JK=6", "7H", "8S"]}, {"cards": ["9D", "9C", "9H"]}]},
+        "suggest": True,
+    }
+    status, answer = post_json(front, f"{RUMMY}/ValidateMove", seed)
+    assert status == 200
+    assert answer["nearestKeptMelds"] == [1]
+    assert sorted(answer["nearestLegal"]["played"]) == ["9C", "9D", "9H"]
+    assert answer["suggestionOptimal"] is True
+    assert "3 of the proposal's 4 hand cards" in answer["suggestionNote"]
+    assert "nearestSameCards" not in answer  # false, left out
+    direct = rummy_stub.ValidateMove(
+        json_format.ParseDict(seed, rummy_pb2.ValidateMoveRequest()), timeout=30
+    )
+    assert answer == json_format.MessageToDict(direct)
+    # Without it, the answer has no suggestion at all.
+    _, plain = post_json(front, f"{RUMMY}/ValidateMove", {**seed, "suggest": False})
+    assert not {"nearestLegal", "nearestKeptMelds", "suggestionNote"} & set(plain)
+
+
 def test_the_hint_is_solve_move_s_best_move(front: WebFront) -> None:
     hint = {"position": DISPUTE["position"], "maxMoves": 1}
     status, answer = post_json(front, f"{RUMMY}/SolveMove", hint)
@@ -467,6 +497,16 @@ def test_the_proto_json_of_ruleset_names_the_new_fields() -> None:
     names = {f.json_name for f in rulesets_pb2.Ruleset.DESCRIPTOR.fields}
     assert "servedRpcs" in names
     assert "version" in {f.json_name for f in rulesets_pb2.ListRulesetsResponse.DESCRIPTOR.fields}
+    # And the suggestion's, read under an illegal verdict (issue #53).
+    validated = {f.json_name for f in rummy_pb2.ValidateMoveResponse.DESCRIPTOR.fields}
+    assert {
+        "nearestLegal",
+        "nearestKeptMelds",
+        "nearestSameCards",
+        "suggestionOptimal",
+        "suggestionNote",
+    } <= validated
+    assert "suggest" in {f.json_name for f in rummy_pb2.ValidateMoveRequest.DESCRIPTOR.fields}
 
 
 # --- docs/referee-page.md's curl examples work as pasted ---------------------------------
@@ -477,7 +517,7 @@ DOC = (Path(__file__).resolve().parent.parent / "docs" / "referee-page.md").read
 def doc_examples() -> list[tuple[str, str]]:
     """Each ``sh`` block that runs curl, with the block shown after it (its answer)."""
     pairs = re.findall(r"```sh\n(curl .*?)```\n\n```(?:json)?\n(.*?)```", DOC, flags=re.DOTALL)
-    assert len(pairs) == 3
+    assert len(pairs) == 4
     return pairs
 
 
@@ -498,10 +538,13 @@ def run_curl(command: str, port: int) -> tuple[int, dict[str, Any]]:
 
 
 def test_the_doc_s_curl_examples_answer_as_shown(front: WebFront) -> None:
-    (judge, judged), (hint, hinted), (error, refused) = doc_examples()
+    (judge, judged), (suggest, suggested), (hint, hinted), (error, refused) = doc_examples()
     status, answer = run_curl(judge, front.port)
     assert status == 200
     assert answer == json.loads(judged)
+    status, answer = run_curl(suggest, front.port)
+    assert status == 200
+    assert answer == json.loads(suggested)
     status, answer = run_curl(hint, front.port)
     assert status == 200
     assert answer["moves"] == json.loads(hinted)["moves"]  # the stats vary from run to run

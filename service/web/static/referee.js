@@ -231,7 +231,9 @@ function humanCode(code) {
   return (code || "").replace(/^VIOLATION_CODE_/, "").replace(/_/g, " ").toLowerCase();
 }
 
-function showVerdict(answer) {
+// proposal: the melds sent as the move, whose indices nearest_kept_melds gives;
+// suggestionAsked: whether the request had suggest set (else the answer has no suggestion).
+function showVerdict(answer, proposal, suggestionAsked) {
   const out = $("verdict");
   out.replaceChildren();
   const violations = answer.violations || [];
@@ -244,6 +246,7 @@ function showVerdict(answer) {
   out.append(banner);
   if (violations.length > 0) out.append(violationList(violations));
   out.append(effects(answer));
+  if (!answer.legal && suggestionAsked) out.append(nearestLegal(answer, proposal));
   out.hidden = false;
   // The proto3 JSON mapping leaves out zeros: a violation without "meld" names meld 0.
   const named = violations.map((v) => (v.meld === undefined ? 0 : v.meld)).filter((i) => i >= 0);
@@ -291,6 +294,102 @@ function effects(answer) {
   add("Goes out", answer.wentOut ? "yes" : "no");
   add("May knock", answer.knockEligible ? "yes" : "no");
   return dl;
+}
+
+// --- The nearest legal move (ValidateMove's suggest) --------------------------------------
+
+// For each meld of the nearest table: the index of the proposal's meld it keeps, or -1.
+// The service names the kept melds by their index in the proposal; the page finds each on
+// the nearest table by its cards (a wild's written value aside, as the proposal may leave it
+// unwritten), one nearest meld per kept meld.
+function keptMelds(nearest, proposal, keptIndices) {
+  const wanted = new Map();
+  for (const i of keptIndices) {
+    if (!proposal[i]) continue;
+    const key = meldKey(proposal[i]);
+    wanted.set(key, [...(wanted.get(key) || []), i]);
+  }
+  return nearest.map((meld) => {
+    const waiting = wanted.get(meldKey(meld)) || [];
+    return waiting.length > 0 ? waiting.shift() : -1;
+  });
+}
+
+function nearestLegal(answer, proposal) {
+  const box = document.createElement("section");
+  box.id = "suggestion";
+  box.className = "suggestion";
+  box.setAttribute("aria-labelledby", "suggestion-title");
+  const title = document.createElement("h3");
+  title.id = "suggestion-title";
+  title.textContent = "Nearest legal move";
+  box.append(title);
+  const note = document.createElement("p");
+  note.id = "suggestion-note";
+  note.className = "note";
+  const solved = answer.nearestLegal;
+  if (!solved) {
+    // None: a legal move to the proposal's cards does not exist (the note says why).
+    note.textContent = `None. ${answer.suggestionNote || "The service gave no suggestion."}`;
+    box.append(note);
+    return box;
+  }
+  note.textContent = answer.suggestionNote || "";
+  const move = solved.move || {};
+  const table = move.table || [];
+  const kept = keptMelds(table, proposal, answer.nearestKeptMelds || []);
+  const list = document.createElement("ol");
+  list.id = "nearest-table";
+  list.className = "board nearest";
+  list.setAttribute("aria-label", "The nearest legal table, melds kept as proposed marked *");
+  if (table.length === 0) {
+    const empty = document.createElement("li");
+    empty.className = "empty";
+    empty.textContent = "no melds";
+    list.append(empty);
+  }
+  table.forEach((meld, i) => {
+    const item = document.createElement("li");
+    item.className = "meld";
+    item.dataset.index = String(i);
+    item.append(textSpan("index", String(i)));
+    if (kept[i] >= 0) {
+      // The CLI's "*", in words as well: the mark must not rest on colour alone.
+      item.classList.add("kept");
+      item.dataset.kept = String(kept[i]);
+      item.append(textSpan("kept-mark", "*"));
+      item.title = `kept as proposed (your meld ${kept[i]})`;
+    }
+    item.append(cardRow(meld.cards));
+    if (kept[i] >= 0) item.append(textSpan("kept-text", `kept: your meld ${kept[i]}`));
+    list.append(item);
+  });
+  const facts = document.createElement("dl");
+  facts.className = "effects";
+  const add = (term, value) => {
+    const dt = document.createElement("dt");
+    dt.textContent = term;
+    const dd = document.createElement("dd");
+    dd.append(value);
+    facts.append(dt, dd);
+  };
+  add("Cards played", solved.played && solved.played.length ? cardRow(solved.played) : "none");
+  if (move.toHand && move.toHand.length) add("Taken back", cardRow(move.toHand));
+  if (move.discard) add("Discard", cardRow([move.discard]));
+  add("Same cards as proposed", answer.nearestSameCards ? "yes" : "no");
+  add("Proved nearest", answer.suggestionOptimal ? "yes" : "no: the time ran out first");
+  add("Hand points after", String(solved.handPointsAfter || 0));
+  const use = document.createElement("button");
+  use.id = "use-suggestion";
+  use.textContent = "Put this move in Table after";
+  use.addEventListener("click", () => {
+    $("after").value = table.map((m) => m.cards.join(" ")).join("\n");
+    $("to-hand").value = (move.toHand || []).join(" ");
+    if (move.discard) $("discard").value = move.discard;
+    drawBoards();
+  });
+  box.append(note, list, facts, use);
+  return box;
 }
 
 function showError(where, error) {
@@ -386,8 +485,11 @@ async function withBusy(button, work) {
 }
 
 async function judge() {
+  const played = move();
+  const suggest = $("suggest").checked;
   try {
-    showVerdict(await call("RummyService", "ValidateMove", { position: position(), move: move() }));
+    const request = { position: position(), move: played, suggest };
+    showVerdict(await call("RummyService", "ValidateMove", request), played.table, suggest);
   } catch (error) {
     if (!(error instanceof CallError)) throw error;
     showError($("verdict"), error);
