@@ -145,3 +145,24 @@ def test_cost_curve_times_every_table_size_and_draws_the_picture(
     for label in ("rummikub      10", "rummikub     100", "rummikub    full"):
         assert label in printed, printed
     assert out.read_bytes().startswith(b"\x89PNG")
+
+
+def test_bench_hard_positions_are_large_tables_and_seeded() -> None:
+    """The ``hard`` family (#51): large tables, hands of 8-14 where the stock allows, the
+    same positions for the same seed, and other positions than ``fit``'s."""
+    hard = bench_positions("carrossel", "hard", 6, 7)
+    assert [spec.describe() for spec in hard] == [
+        spec.describe() for spec in bench_positions("carrossel", "hard", 6, 7)
+    ]
+    for spec in hard:
+        spec.position()  # parses: every meld valid, the card counts within the deck
+        assert 70 <= spec.table_size <= 100, spec.describe()
+        assert len(spec.hand) <= 14, spec.describe()
+    fit = bench_positions("carrossel", "fit", 6, 7)
+    assert {(s.table, s.hand) for s in hard}.isdisjoint((s.table, s.hand) for s in fit)
+
+
+def test_bench_times_in_cpu_time(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--n", "1", "--rulesets", "carrossel", "--sizes", "hard", "--no-reference"]
+    out = _bench(capsys, *argv, "--cpu-time")
+    assert "in-process CPU time" in out and "carrossel  hard" in out, out
