@@ -213,11 +213,11 @@ def _mismatch(spec: PositionSpec, ours: int, theirs: str) -> str:
     return f"{spec.describe()}\n    ours places {ours}; {theirs}"
 
 
-def report(rows: Sequence[Row], out: TextIO) -> None:
+def report(rows: Sequence[Row], out: TextIO, cpu_time: bool = False) -> None:
     """The two tables: our percentiles, then the comparison with rummikub-solver."""
     say: Callable[[str], None] = lambda line: print(line, file=out)  # noqa: E731
     say("")
-    say("solve_move wall time per position (ms)")
+    say(f"solve_move {'CPU' if cpu_time else 'wall'} time per position (ms)")
     say(
         f"{'ruleset':<10} {'size':<6} {'tables':>7} {'n':>4} {'p50':>8} {'p90':>8} {'p99':>8} "
         f"{'max':>8} {'not optimal':>12}"
@@ -388,7 +388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = run(
             args.n, args.seed, args.time_limit_ms, rulesets, sizes, reference, out, stub, clock
         )
-    report(rows, out)
+    report(rows, out, args.cpu_time)
     failed = any(row.unexplained or row.grpc_differs for row in rows)
     if args.strict:
         failed = failed or any(row.not_optimal for row in rows)
