@@ -171,7 +171,7 @@ def _tie_break(
     quick for another. The first holds the whole linear relaxation from the start,
     which is faster on most positions; where it finds no table at all, CP-SAT's usual
     search without cuts finds one on four positions in five, and the lean one with the
-    relaxation built lazily on most of the rest (bench/HISTORY.md); where none does, the
+    relaxation built lazily on half of the rest (bench/HISTORY.md); where none does, the
     caller's ``_tie_break_from`` starts from the primary's table.
     """
     tie = _tie_model(tm, expr, best)
