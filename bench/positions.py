@@ -285,9 +285,12 @@ SIZES: dict[str, tuple[int, int]] = {
     "mid": (30, 60),
     "large": (70, 100),
     "fit": (70, 100),
+    "hard": (70, 100),
 }
 """The benchmark's table sizes in cards: ≤ 20, 30-60 and 70-100; ``fit`` is large tables
-with hands that fit them (``fitting_hand``), the hard case of real play."""
+with hands that fit them (``fitting_hand``), the hard case of real play; ``hard`` is the
+same tables with hands that fit only through rearrangements: splits, two-card joins,
+released wilds, run ends given up to groups (``rearranging_hand``)."""
 
 FIT_HAND = (8, 14)
 """Hand sizes of the ``fit`` positions."""
@@ -376,6 +379,56 @@ def fitting_hand(
     return dataclasses.replace(spec, hand=tuple(c.code for c in hand))
 
 
+def rearranging_hand(
+    rng: random.Random, spec: PositionSpec, size: tuple[int, int], jokers: int
+) -> PositionSpec:
+    """``spec`` with a new hand (three quarters to all of it) of cards that fit its table only
+    through a rearrangement: the naturals that release its wilds (R5), cards that split a
+    long run (a rank inside it, so both halves keep ≥ 3), cards two ranks past a run's end
+    (laid only with the card between, from the hand or another meld) and the end cards of
+    runs of 4+ (a group with the end given up); the rest at random. On carrossel's
+    any-suit tables nearly every such hand still goes out (bench/HISTORY.md), but finding
+    a table that does, and that changes few melds, takes the search longer than with
+    ``fitting_hand``'s plain extensions."""
+    ruleset = get_ruleset(spec.ruleset)
+    assert ruleset is not None
+    stock = Counter(ruleset.deck(spec.players))
+    stock.subtract(parse_table_card(code).card for meld in spec.table for code in meld)
+    runs, _, releasers = _table_shapes(ruleset, spec.table)
+    suits_of = (
+        (lambda suit: [suit])
+        if ruleset.melds.sequence_suits is SuitRule.SAME_SUIT
+        else (lambda suit: list(SUITS))
+    )
+    allowed = ruleset.sequence_positions
+    fits: list[Card] = list(releasers)
+    for first, last, suit in runs:
+        for pos in (first - 2, last + 2):
+            if pos in allowed:
+                fits += [Card(rank_of_position(pos), s) for s in suits_of(suit or "C")]
+        for pos in range(first + 2, last - 1):  # both halves of the split keep ≥ 3 cards
+            fits += [Card(rank_of_position(pos), s) for s in suits_of(suit or "C")]
+        if last - first >= 3:  # a run of 4+ gives up an end card to a group of the hand's pair
+            fits += [Card(rank_of_position(last), s) for s in SUITS]
+            fits += [Card(rank_of_position(first), s) for s in SUITS]
+    rng.shuffle(fits)
+    want = rng.randint(*size)
+    share = rng.uniform(3 / 4, 1)
+    hand: list[Card] = []
+    for card in fits:
+        if len(hand) >= round(want * share):
+            break
+        if stock[card] > 0:
+            stock[card] -= 1
+            hand.append(card)
+    wilds = min(jokers, stock[JOKER_CARD], want - len(hand))
+    naturals = sorted(c for c in stock.elements() if not c.is_joker)
+    hand += rng.sample(naturals, max(0, min(want - len(hand) - wilds, len(naturals))))
+    hand += [JOKER_CARD] * wilds
+    hand.sort(key=lambda c: (c.is_joker, c.rank, c.suit))
+    return dataclasses.replace(spec, hand=tuple(c.code for c in hand))
+
+
 def bench_positions(ruleset_id: str, size: str, n: int, seed: int) -> list[PositionSpec]:
     """``n`` benchmark positions of one ruleset and table size, the same for the same seed.
 
@@ -387,8 +440,11 @@ def bench_positions(ruleset_id: str, size: str, n: int, seed: int) -> list[Posit
     """
     rng = random.Random(f"{seed}/{ruleset_id}/{size}")
     out: list[PositionSpec] = []
-    if size == "fit":
-        return [_fit_position(rng, ruleset_id, f"{ruleset_id}-fit-{seed}-{i}") for i in range(n)]
+    if size in ("fit", "hard"):
+        return [
+            _fit_position(rng, ruleset_id, f"{ruleset_id}-{size}-{seed}-{i}", size == "hard")
+            for i in range(n)
+        ]
     for i in range(n):
         jokers = rng.choices((0, 1, 2), weights=(5, 3, 2))[0]
         on_table = 0 if ruleset_id == "rummikub" else rng.randint(0, jokers)
@@ -409,8 +465,11 @@ def bench_positions(ruleset_id: str, size: str, n: int, seed: int) -> list[Posit
     return out
 
 
-def _fit_position(rng: random.Random, ruleset_id: str, name: str) -> PositionSpec:
-    """A large table (0-2 table wilds where the deck has them) and a hand of 8-14 that fits."""
+def _fit_position(
+    rng: random.Random, ruleset_id: str, name: str, rearranging: bool = False
+) -> PositionSpec:
+    """A large table (0-2 table wilds where the deck has them) and a hand of 8-14 that fits
+    (``rearranging``: that fits only through rearrangements, ``rearranging_hand``)."""
     wild_deck = ruleset_id != "rummikub"  # rummikub's table jokers are free for rummikub-solver
     on_table = rng.randint(0, 2) if wild_deck else 0
     spec = random_position(
@@ -423,4 +482,5 @@ def _fit_position(rng: random.Random, ruleset_id: str, name: str) -> PositionSpe
         turn=Turn(cards_drawn=1) if ruleset_id == "mexe-mexe" else None,
         name=name,
     )
-    return fitting_hand(rng, spec, FIT_HAND, rng.choices((0, 1, 2), weights=(4, 4, 2))[0])
+    deal = rearranging_hand if rearranging else fitting_hand
+    return deal(rng, spec, FIT_HAND, rng.choices((0, 1, 2), weights=(4, 4, 2))[0])

@@ -168,3 +168,24 @@ def test_cpsat_replay_replays_the_recorded_solves(capsys: pytest.CaptureFixture[
     assert [row.split()[0] for row in rows] == ["shipped", "{'hint':", "{'objective':"], out
     # The shipped parameters, and the optimum as a hint, find the very same solutions.
     assert rows[0].endswith(" 0/0") and rows[1].endswith(" 0/0"), out
+
+def test_bench_hard_positions_are_large_tables_and_seeded() -> None:
+    """The ``hard`` family (#51): large tables, hands of 8-14 where the stock allows, the
+    same positions for the same seed, and other positions than ``fit``'s."""
+    hard = bench_positions("carrossel", "hard", 6, 7)
+    assert [spec.describe() for spec in hard] == [
+        spec.describe() for spec in bench_positions("carrossel", "hard", 6, 7)
+    ]
+    for spec in hard:
+        spec.position()  # parses: every meld valid, the card counts within the deck
+        assert 70 <= spec.table_size <= 100, spec.describe()
+        assert len(spec.hand) <= 14, spec.describe()
+    fit = bench_positions("carrossel", "fit", 6, 7)
+    assert {(s.table, s.hand) for s in hard}.isdisjoint((s.table, s.hand) for s in fit)
+
+
+def test_bench_times_in_cpu_time(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--n", "1", "--rulesets", "carrossel", "--sizes", "hard", "--no-reference"]
+    out = _bench(capsys, *argv, "--cpu-time")
+    assert "in-process CPU time" in out and "solve_move CPU time" in out, out
+    assert "carrossel  hard" in out, out

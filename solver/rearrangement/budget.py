@@ -33,6 +33,7 @@ class Budget:
         lean: bool = False,
         whole_lp: bool | None = None,
         probing: bool = False,
+        cuts: bool = True,
     ) -> cp_model.CpSolver:
         """A solver bounded by ``share`` of the time left and by ``work`` (deterministic).
 
@@ -43,7 +44,8 @@ class Budget:
         holds every constraint from the start, not only the violated ones. Its bound halves
         rummikub's solves with a joker in the hand, but the tie-break finds tables sooner
         without it (bench/, docs/solver.md). ``probing``: CP-SAT probes its boolean
-        variables (level 2) although presolve is off (``tries.solve_primary``).
+        variables (level 2) although presolve is off (``tries.solve_primary``). ``cuts``
+        (the usual search; lean has none): CP-SAT's cutting planes (``tries._tie_break``).
         """
         solver = cp_model.CpSolver()
         solver.parameters.max_time_in_seconds = max(self.deadline - time.monotonic(), 0.001) * share
@@ -64,6 +66,8 @@ class Budget:
             solver.parameters.cp_model_presolve = False
             solver.parameters.cut_level = 0
             solver.parameters.use_sat_inprocessing = False
+        elif not cuts:
+            solver.parameters.cut_level = 0
         if whole_lp is None:
             whole_lp = lean
         if whole_lp:

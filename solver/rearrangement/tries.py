@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from enum import Enum
+from typing import NamedTuple
 
 from ortools.sat.python import cp_model
 
@@ -18,6 +19,22 @@ from solver.rearrangement.model import TurnModel
 # Work limits in CP-SAT's deterministic time (load-independent, so the same request gets
 # the same answer); bench/HISTORY.md has what a unit took in wall time.
 TIE_BREAK_DTIME = 0.03  # the work of each try of the melds-changed tie-break
+
+
+class TieTry(NamedTuple):
+    """One search of the tie-break (``Budget.solver``'s options)."""
+
+    lean: bool
+    whole_lp: bool
+    cuts: bool = False
+
+
+# The tie-break's tries afresh, in turn, each until one finds a table: see _tie_break.
+TIE_BREAK_TRIES: tuple[TieTry, ...] = (
+    TieTry(lean=True, whole_lp=True),
+    TieTry(lean=False, whole_lp=False),
+    TieTry(lean=True, whole_lp=False),
+)
 # The tie-break's tries from the primary's table, where those afresh found none (lean, whole
 # linear relaxation): see _tie_break_from.
 FROM_PRIMARY_TRIES: tuple[tuple[bool, bool], ...] = ((True, True), (False, False))
@@ -148,14 +165,24 @@ def _tie_break(
     Each try gets a fixed work (``TIE_BREAK_DTIME``), at most half of the time left: a
     hint must stay fast even where proving the tie-break is hard. No hint from a first
     solution: it rearranges the table freely, and a search that starts from it finds
-    fewer-change tables later than one that starts afresh. The first try holds the whole
-    linear relaxation from the start, which is faster on most positions; where it finds
-    no table at all, the second builds the relaxation lazily, which usually finds one;
-    where neither does, the caller's ``_tie_break_from`` starts from the primary's table.
+    fewer-change tables later than one that starts afresh. The tries differ in their
+    search (``TIE_BREAK_TRIES``): the work a search needs before its first table varies
+    widely from one position to the next, and a position slow for one search is often
+    quick for another. The first holds the whole linear relaxation from the start,
+    which is faster on most positions; where it finds no table at all, CP-SAT's usual
+    search without cuts finds one on four positions in five, and the lean one with the
+    relaxation built lazily on half of the rest (bench/HISTORY.md); where none does, the
+    caller's ``_tie_break_from`` starts from the primary's table.
     """
     tie = _tie_model(tm, expr, best)
-    for whole_lp in (True, False):
-        solver = budget.solver(share=0.5, work=TIE_BREAK_DTIME, lean=True, whole_lp=whole_lp)
+    for search in TIE_BREAK_TRIES:
+        solver = budget.solver(
+            share=0.5,
+            work=TIE_BREAK_DTIME,
+            lean=search.lean,
+            whole_lp=search.whole_lp,
+            cuts=search.cuts,
+        )
         status = solver.solve(tie)
         budget.record(solver, status, primary=False)
         if status != cp_model.UNKNOWN:
