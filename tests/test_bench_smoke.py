@@ -169,6 +169,7 @@ def test_cpsat_replay_replays_the_recorded_solves(capsys: pytest.CaptureFixture[
     # The shipped parameters, and the optimum as a hint, find the very same solutions.
     assert rows[0].endswith(" 0/0") and rows[1].endswith(" 0/0"), out
 
+
 def test_bench_hard_positions_are_large_tables_and_seeded() -> None:
     """The ``hard`` family (#51): large tables, hands of 8-14 where the stock allows, the
     same positions for the same seed, and other positions than ``fit``'s."""
