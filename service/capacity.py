@@ -5,8 +5,12 @@ grpcio's sync server runs every call on a thread of one pool, and a bidirectiona
 shared pool, 16 idle reflection streams held every worker and even ``Health/Check`` timed out
 (issue 52). So each kind of call gets its own lane, a pool of its own size:
 
-- ``calls``: the carrossel RPCs. At most ``max_pending`` may be admitted at once (running or
-  waiting for a worker); one more is refused at once with RESOURCE_EXHAUSTED, never queued.
+- ``calls``: the carrossel RPCs that answer at once (ValidateMove, CheckKnock, ScoreRound,
+  ListRulesets, ValidatePlay, ScoreDeal). At most ``max_pending`` may be admitted at once
+  (running or waiting for a worker); one more is refused at once with RESOURCE_EXHAUSTED.
+- ``solves``: the searches (SolveMove, SolvePlay), one thread per solve slot and per place in
+  the solve queue (``service.limits.SolveSlots``), so solves waiting their turn never hold a
+  thread a cheap call needs; one more is refused at once.
 - ``probes``: ``grpc.health.v1.Health/Check``: two threads nothing else uses, so a probe is
   answered however busy the server is.
 - ``streams``: reflection streams, at most ``max_streams`` open; one more is refused at once.
@@ -29,6 +33,10 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 HEALTH_PREFIX = "/grpc.health.v1.Health/"
+SOLVE_METHODS = frozenset(
+    {"/carrossel.v1.RummyService/SolveMove", "/carrossel.v1.FishingService/SolvePlay"}
+)
+"""The RPCs that run a search every time: they run in the ``solves`` lane."""
 
 DEFAULT_WORKERS = 16
 """Threads running carrossel calls at once."""
@@ -38,6 +46,9 @@ DEFAULT_PENDING_PER_WORKER = 4
 
 DEFAULT_STREAMS = 4
 """Reflection streams open at once; each holds a thread of its own lane while open."""
+
+DEFAULT_SOLVE_PLACES = 2 + 16
+"""Threads of the solves lane when not told: two slots and a queue of 16."""
 
 PROBE_WORKERS = 2
 REFUSAL_WORKERS = 1
@@ -97,11 +108,16 @@ class Capacity:
         workers: int = DEFAULT_WORKERS,
         max_pending: int | None = None,
         max_streams: int = DEFAULT_STREAMS,
+        solve_places: int = DEFAULT_SOLVE_PLACES,
     ) -> None:
-        if workers < 1 or max_streams < 1:
-            raise ValueError("a server needs at least one worker and one stream")
+        """``solve_places``: solve slots plus the solve queue's length (threads of ``solves``)."""
+        if workers < 1 or max_streams < 1 or solve_places < 1:
+            raise ValueError("a server needs at least one worker, stream and solve place")
         pending = workers * DEFAULT_PENDING_PER_WORKER if max_pending is None else max_pending
         self.calls = Lane("calls", CountingExecutor(workers, "carrossel-call"), pending)
+        self.solves = Lane(
+            "solves", CountingExecutor(solve_places, "carrossel-solve"), solve_places
+        )
         self.probes = Lane("probes", CountingExecutor(PROBE_WORKERS, "carrossel-probe"), None)
         self.streams = Lane(
             "streams", CountingExecutor(max_streams, "carrossel-stream"), max_streams
@@ -114,17 +130,19 @@ class Capacity:
     def max_concurrent_rpcs(self) -> int:
         """grpcio's own last-resort bound on calls alive at once, above every lane's bound:
         a flood beyond it (of health checks, refusals, health watches) is refused by grpcio."""
-        assert self.calls.limit is not None and self.streams.limit is not None
-        return self.calls.limit + self.streams.limit + 256
+        bounded = (self.calls.limit, self.solves.limit, self.streams.limit)
+        return sum(limit or 0 for limit in bounded) + 256
 
     def lane_for(self, method: str, handler: Any) -> Lane:
         if method.startswith(HEALTH_PREFIX):
             return self.probes
         if handler.request_streaming or handler.response_streaming:
             return self.streams
+        if method in SOLVE_METHODS:
+            return self.solves
         return self.calls
 
     def shutdown(self) -> None:
         """Let the pools' threads end once their tasks are done (after the server stops)."""
-        for lane in (self.calls, self.probes, self.streams, self.refusals):
+        for lane in (self.calls, self.solves, self.probes, self.streams, self.refusals):
             lane.pool.shutdown(wait=False)

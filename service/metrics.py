@@ -32,9 +32,13 @@ SOLVER_OUTCOMES = Counter(
     ["method", "outcome"],
 )
 SOLVES_IN_FLIGHT = Gauge("carrossel_solves_in_flight", "Solves running now (each holds a slot).")
+SOLVES_QUEUED = Gauge(
+    "carrossel_solves_queued", "Solves waiting for a slot now (--solve-queue bounds them)."
+)
 SOLVES_REJECTED = Counter(
     "carrossel_solves_rejected",
-    "Solves refused with RESOURCE_EXHAUSTED because every solve slot was busy.",
+    "Solves refused with RESOURCE_EXHAUSTED: every slot busy and the queue full, or no slot "
+    "could come free before the call's deadline.",
 )
 CALLS_REFUSED = Counter(
     "carrossel_calls_refused",

@@ -9,7 +9,8 @@ worker: many clients use every core, one client with one channel uses one worker
 or SIGINT the parent forwards SIGTERM to every worker, each of which turns NOT_SERVING,
 drains and stops as a single server does; the parent then exits. A worker that dies stops
 the others and the parent exits non-zero, so an orchestrator restarts the whole server.
-Health, bounds and the concurrent-solve limit are per worker (``--max-solves`` each).
+Health, bounds, the solve slots and the solve queue are per worker (``--max-solves`` and
+``--solve-queue`` each; by default the cores are shared out, one solve per core).
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def serve_workers(
         )
         return 2
     try:
-        return _run(bound, host, workers, http_port, options)
+        shared = dataclasses.replace(options, processes=workers)  # the cores are shared out
+        return _run(bound, host, workers, http_port, shared)
     finally:
         reservation.__exit__(None, None, None)
 
