@@ -155,7 +155,7 @@ def _log(
     start: float,
     failed: bool,
     *,
-    request_id: str = "",
+    request_id: str,
     code: str | None = None,
 ) -> None:
     """The call's line, written once the call has ended, and its metrics.
@@ -166,15 +166,19 @@ def _log(
     elapsed_s = time.perf_counter() - start
     code = code or _code_name(context, failed)
     metrics.observe_call(method, code, elapsed_s)
-    line = {"event": "rpc", "method": method, "code": code, "ms": round(elapsed_s * 1000.0, 3)}
-    if request_id:
-        line["request_id"] = request_id
+    ms = round(elapsed_s * 1000.0, 3)
 
     def write() -> None:
-        log.info(json.dumps(line, ensure_ascii=False))
+        # The same JSON as json.dumps of the fields, formatted only if the line is written:
+        # a method served here, a status name and a request id of plain characters
+        # (request_id_of) need no escaping.
+        log.info(_LINE, method, code, ms, request_id)
 
     if not context.add_callback(write):  # the call has already ended
         write()
+
+
+_LINE = '{"event": "rpc", "method": "%s", "code": "%s", "ms": %r, "request_id": "%s"}'
 
 
 # --- admitted calls -----------------------------------------------------------------------
