@@ -10,7 +10,8 @@ shared pool, 16 idle reflection streams held every worker and even ``Health/Chec
   (running or waiting for a worker); one more is refused at once with RESOURCE_EXHAUSTED.
 - ``solves``: the searches (SolveMove, SolvePlay), one thread per solve slot and per place in
   the solve queue (``service.limits.SolveSlots``), so solves waiting their turn never hold a
-  thread a cheap call needs; one more is refused at once.
+  thread a cheap call needs; one more is refused at once. Its threads run at a lower OS
+  priority (``SOLVE_THREAD_NICE``), so a cheap call is not queued behind solves for a core.
 - ``probes``: ``grpc.health.v1.Health/Check``: two threads nothing else uses, so a probe is
   answered however busy the server is.
 - ``streams``: reflection streams, at most ``max_streams`` open; one more is refused at once.
@@ -23,6 +24,7 @@ refusal costs no worker of the lane it was refused from and no parsing of its re
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from concurrent import futures
@@ -54,11 +56,34 @@ PROBE_WORKERS = 2
 REFUSAL_WORKERS = 1
 
 
-class CountingExecutor(futures.ThreadPoolExecutor):
-    """A thread pool that knows how many of its tasks are waiting or running (``load``)."""
+SOLVE_THREAD_NICE = 5
+"""How much nicer than the process a solve's thread runs: when solves keep every core busy,
+the OS scheduler gives the CPU to a cheap call first (Linux sets nice per thread), while a
+core with nothing else to do still runs the solve at full speed."""
 
-    def __init__(self, max_workers: int, thread_name_prefix: str) -> None:
-        super().__init__(max_workers=max_workers, thread_name_prefix=thread_name_prefix)
+
+def _lower_this_threads_priority(by: int) -> None:
+    """Make the calling thread nicer by ``by`` (Linux: per thread; elsewhere, nothing)."""
+    if not hasattr(os, "setpriority") or not hasattr(threading, "get_native_id"):
+        return  # pragma: no cover - not Linux
+    thread = threading.get_native_id()
+    try:
+        os.setpriority(os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + by)
+    except OSError:  # pragma: no cover - a sandbox that refuses it: run at the same priority
+        pass
+
+
+class CountingExecutor(futures.ThreadPoolExecutor):
+    """A thread pool that knows how many of its tasks are waiting or running (``load``);
+    its threads run ``nicer`` than the process when given."""
+
+    def __init__(self, max_workers: int, thread_name_prefix: str, nicer: int = 0) -> None:
+        super().__init__(
+            max_workers=max_workers,
+            thread_name_prefix=thread_name_prefix,
+            initializer=_lower_this_threads_priority if nicer else None,
+            initargs=(nicer,) if nicer else (),
+        )
         self.max_workers = max_workers
         self._load = 0
         self._load_lock = threading.Lock()
@@ -116,7 +141,9 @@ class Capacity:
         pending = workers * DEFAULT_PENDING_PER_WORKER if max_pending is None else max_pending
         self.calls = Lane("calls", CountingExecutor(workers, "carrossel-call"), pending)
         self.solves = Lane(
-            "solves", CountingExecutor(solve_places, "carrossel-solve"), solve_places
+            "solves",
+            CountingExecutor(solve_places, "carrossel-solve", nicer=SOLVE_THREAD_NICE),
+            solve_places,
         )
         self.probes = Lane("probes", CountingExecutor(PROBE_WORKERS, "carrossel-probe"), None)
         self.streams = Lane(

@@ -9,6 +9,8 @@ still refused at once with a retry hint.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,7 +20,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
-from service import limits
+from service import capacity, limits
 from service.server import CarrosselServer, ServeOptions
 from tests.ops_helpers import CARROSSEL_MOVE, error_of, own_server, retry_delay_s
 
@@ -32,8 +34,11 @@ def _until(condition: Callable[[], bool], within_s: float = 10.0) -> None:
         time.sleep(0.01)
 
 
+Served = tuple[CarrosselServer, rummy_pb2_grpc.RummyServiceStub]
+
+
 @contextmanager
-def _one_held_slot(queue: int) -> Iterator[tuple[CarrosselServer, rummy_pb2_grpc.RummyServiceStub]]:
+def _one_held_slot(queue: int) -> Iterator[Served]:
     """A server with one solve slot, held by the test, a queue of ``queue`` and one thread
     for the cheap calls."""
     options = ServeOptions(max_workers=1, max_concurrent_solves=1, solve_queue=queue)
@@ -124,3 +129,16 @@ def test_by_default_each_core_runs_one_solve(
 ) -> None:
     monkeypatch.setattr(limits.os, "sched_getaffinity", lambda pid: set(range(cores)))
     assert limits.default_concurrent_solves(processes) == slots
+
+
+def test_solves_run_on_nicer_threads_than_the_cheap_calls() -> None:
+    """The OS schedules a cheap call before a solve when both want a core (Linux: per
+    thread nice values)."""
+    with own_server() as server:
+
+        def nice() -> int:
+            return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+        cheap = server.capacity.calls.pool.submit(nice).result()
+        solve = server.capacity.solves.pool.submit(nice).result()
+        assert solve == min(cheap + capacity.SOLVE_THREAD_NICE, 19)
