@@ -24,6 +24,8 @@ refusal costs no worker of the lane it was refused from and no parsing of its re
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import threading
 from collections.abc import Callable
@@ -67,10 +69,8 @@ def _lower_this_threads_priority(by: int) -> None:
     if not hasattr(os, "setpriority") or not hasattr(threading, "get_native_id"):
         return  # pragma: no cover - not Linux
     thread = threading.get_native_id()
-    try:
+    with contextlib.suppress(OSError):  # a sandbox that refuses it: the same priority
         os.setpriority(os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + by)
-    except OSError:  # pragma: no cover - a sandbox that refuses it: run at the same priority
-        pass
 
 
 class CountingExecutor(futures.ThreadPoolExecutor):
@@ -81,8 +81,7 @@ class CountingExecutor(futures.ThreadPoolExecutor):
         super().__init__(
             max_workers=max_workers,
             thread_name_prefix=thread_name_prefix,
-            initializer=_lower_this_threads_priority if nicer else None,
-            initargs=(nicer,) if nicer else (),
+            initializer=functools.partial(_lower_this_threads_priority, nicer) if nicer else None,
         )
         self.max_workers = max_workers
         self._load = 0
