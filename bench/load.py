@@ -6,9 +6,14 @@ client has its own connection. The
 ValidateMove requests carry the best move of their position (solved in-process before the
 clock starts), so they are the plays a client would really submit. It prints the
 throughput, p50/p90/p99 per RPC, and every status other than OK with its count; with a
-server it started itself, also the server's resident memory before and after.
+server it started itself, also the resident memory of each of its processes every
+``--rss-every`` seconds and the server's CPU time (OK calls per CPU second compares runs on
+a shared machine). ``--compare`` runs one server per ``CPUS:WORKERS`` setting (``taskset -c
+CPUS``, ``--workers WORKERS``) and prints a row each.
 
     .venv/bin/python -m bench.load --clients 16 --duration 20
+    .venv/bin/python -m bench.load --clients 16 --duration 60 --rss-every 10
+    .venv/bin/python -m bench.load --clients 16 --duration 20 --compare '0:1;0,1:1;0,1:2'
     .venv/bin/python -m bench.load --target 127.0.0.1:50051 --clients 64 --mix 0.6
 
 Loopback only: ``--target`` must be a 127.0.0.0/8 or localhost address.
