@@ -155,7 +155,7 @@ def _log(
     start: float,
     failed: bool,
     *,
-    request_id: str,
+    request_id: str = "",
     code: str | None = None,
 ) -> None:
     """The call's line, written once the call has ended, and its metrics.
@@ -172,13 +172,17 @@ def _log(
         # The same JSON as json.dumps of the fields, formatted only if the line is written:
         # a method served here, a status name and a request id of plain characters
         # (request_id_of) need no escaping.
-        log.info(_LINE, method, code, ms, request_id)
+        if request_id:
+            log.info(_LINE, method, code, ms, request_id)
+        else:
+            log.info(_LINE_WITHOUT_ID, method, code, ms)
 
     if not context.add_callback(write):  # the call has already ended
         write()
 
 
 _LINE = '{"event": "rpc", "method": "%s", "code": "%s", "ms": %r, "request_id": "%s"}'
+_LINE_WITHOUT_ID = '{"event": "rpc", "method": "%s", "code": "%s", "ms": %r}'
 
 
 # --- admitted calls -----------------------------------------------------------------------
