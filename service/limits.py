@@ -123,27 +123,28 @@ class SolveSlots:
         wait_s = MAX_QUEUE_WAIT_S
         if remaining is not None:
             wait_s = min(wait_s, remaining - DEADLINE_MARGIN_MS / 1000.0)
+        granted = threading.Event()
         with self._lock:
             if self._free > 0 and not self._waiting:
                 self._free -= 1
                 return
-            if len(self._waiting) >= self.queue:
-                self._refuse(context, f"{self.queue} more wait for one")
             expected_s = (len(self._waiting) + 1) / self.limit * self._mean_hold_s
-            if expected_s > wait_s:
-                self._refuse(context, "the solves waiting before this one would not let it "
-                             "start before its deadline")
-            granted = threading.Event()
-            self._waiting.append(granted)
+            if len(self._waiting) >= self.queue:
+                refusal = f"{self.queue} more wait for one"
+            elif expected_s > wait_s:
+                refusal = "the solves before this one would not let it start before its deadline"
+            else:
+                refusal = ""
+                self._waiting.append(granted)
+        if refusal:
+            self._refuse(context, refusal)
         metrics.SOLVES_QUEUED.inc()
         try:
             self._wait(granted, context, time.monotonic() + wait_s)
         finally:
             metrics.SOLVES_QUEUED.dec()
 
-    def _wait(
-        self, granted: threading.Event, context: grpc.ServicerContext, until: float
-    ) -> None:
+    def _wait(self, granted: threading.Event, context: grpc.ServicerContext, until: float) -> None:
         """Wait for the slot ``granted`` hands over, until ``until`` or the client leaves."""
         while not granted.wait(max(0.0, min(QUEUE_POLL_S, until - time.monotonic()))):
             left = not context.is_active()
