@@ -77,3 +77,26 @@ def test_a_sigterm_lets_every_workers_calls_finish_and_all_exit() -> None:
     log = server.stderr.read().decode() if server.stderr else ""
     assert log.count("marking NOT_SERVING and stopping") == 2, log
     assert "carrossel stopped" in log
+
+
+def test_workers_stop_when_their_parent_is_killed() -> None:
+    """A parent killed without forwarding a stop (SIGKILL) leaves no worker serving on."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "2"],
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            wait_serving(channel, server)
+        workers = _children(server.pid)
+        assert len(workers) >= 2
+    finally:
+        server.kill()
+        server.wait()
+    deadline = time.monotonic() + 15
+    while [pid for pid in workers if _alive(pid)]:
+        assert time.monotonic() < deadline, "a worker kept serving after its parent was killed"
+        time.sleep(0.05)
