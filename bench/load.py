@@ -6,9 +6,14 @@ client has its own connection. The
 ValidateMove requests carry the best move of their position (solved in-process before the
 clock starts), so they are the plays a client would really submit. It prints the
 throughput, p50/p90/p99 per RPC, and every status other than OK with its count; with a
-server it started itself, also the server's resident memory before and after.
+server it started itself, also the resident memory of each of its processes every
+``--rss-every`` seconds and the server's CPU time (OK calls per CPU second compares runs on
+a shared machine). ``--compare`` runs one server per ``CPUS:WORKERS`` setting (``taskset -c
+CPUS``, ``--workers WORKERS``) and prints a row each.
 
     .venv/bin/python -m bench.load --clients 16 --duration 20
+    .venv/bin/python -m bench.load --clients 16 --duration 60 --rss-every 10
+    .venv/bin/python -m bench.load --clients 16 --duration 20 --compare '0:1;0,1:1;0,1:2'
     .venv/bin/python -m bench.load --target 127.0.0.1:50051 --clients 64 --mix 0.6
 
 Loopback only: ``--target`` must be a 127.0.0.0/8 or localhost address.
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import subprocess
 import sys
@@ -172,18 +178,77 @@ def report(tally: Tally, elapsed_s: float, clients: int) -> list[str]:
     return lines
 
 
-def rss_mb(pid: int) -> float:
-    """The resident memory of a process and its children (worker processes), in MB."""
-    pids = [pid]
+def server_pids(pid: int) -> list[int]:
+    """A server process and its children (``--workers`` processes; multiprocessing's helper)."""
     children = Path(f"/proc/{pid}/task/{pid}/children")
+    found = [pid]
     if children.exists():
-        pids += [int(p) for p in children.read_text().split()]
-    total_kb = 0
-    for p in pids:
-        for line in Path(f"/proc/{p}/status").read_text().splitlines():
+        found += [int(p) for p in children.read_text().split()]
+    return found
+
+
+def rss_mb(pid: int) -> float:
+    """The resident memory of one process, in MB (0 once it has exited)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
-                total_kb += int(line.split()[1])
-    return total_kb / 1024
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def cpu_s(pids: Sequence[int]) -> float:
+    """User and system CPU seconds the processes have used so far."""
+    ticks = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class ServerWatch:
+    """A server started here: its processes' RSS sampled during the run, and its CPU time."""
+
+    pid: int
+    samples: list[tuple[float, dict[int, float]]] = field(default_factory=list)
+    cpu_before: float = 0.0
+    cpu_after: float = 0.0
+
+    def sample(self, at_s: float) -> None:
+        self.samples.append((at_s, {p: rss_mb(p) for p in server_pids(self.pid)}))
+
+    async def sample_every(self, every_s: float, stop_at: float) -> None:
+        start = time.monotonic()
+        while time.monotonic() + every_s <= stop_at:
+            await asyncio.sleep(every_s)
+            self.sample(time.monotonic() - start)
+
+    def lines(self, ok: int) -> list[str]:
+        """RSS per process, before, during and after, and OK calls per server CPU second."""
+        pids = sorted({p for _, by_pid in self.samples for p in by_pid})
+        names = {p: "parent" if p == self.pid else f"pid {p}" for p in pids}
+        if len(pids) == 1:
+            names[self.pid] = "server"
+        lines = ["server RSS MB by process, " + ", ".join(f"t={t:.0f}s" for t, _ in self.samples)]
+        for p in pids:
+            values = " ".join(f"{by_pid.get(p, 0.0):6.0f}" for _, by_pid in self.samples)
+            lines.append(f"  {names[p]:<10} {values}")
+        first, last = self.samples[0][1], self.samples[-1][1]
+        lines.append(
+            f"server RSS: {sum(first.values()):.0f} MB before, {sum(last.values()):.0f} MB after"
+        )
+        used = self.cpu_after - self.cpu_before
+        if used > 0:
+            lines.append(
+                f"server CPU: {used:.1f} s, {ok / used:.0f} OK calls per CPU second "
+                "(a shared machine's figure: wall-clock throughput needs a quiet one)"
+            )
+        return lines
 
 
 def _start_server(workers: int | None, cpus: str | None) -> tuple[subprocess.Popen[bytes], str]:
@@ -200,6 +265,83 @@ def _start_server(workers: int | None, cpus: str | None) -> tuple[subprocess.Pop
     return server, target
 
 
+@dataclass(frozen=True)
+class Setting:
+    """One server configuration of a comparison: its CPU list and worker processes."""
+
+    cpus: str | None
+    workers: int | None
+
+    @classmethod
+    def parse(cls, text: str) -> Setting:
+        """``CPUS:WORKERS``, e.g. ``0:1`` or ``0,1:2``; an empty part is the default."""
+        cpus, _, workers = text.partition(":")
+        return cls(cpus or None, int(workers) if workers else None)
+
+    def __str__(self) -> str:
+        return f"cpus {self.cpus or 'all'}, workers {self.workers or 'default'}"
+
+
+def run_once(
+    args: argparse.Namespace, calls: Calls, setting: Setting
+) -> tuple[Tally, float, ServerWatch | None, str]:
+    """One load run against ``--target`` or a server started with ``setting``."""
+    server: subprocess.Popen[bytes] | None = None
+    target = args.target
+    if target is None:
+        server, target = _start_server(setting.workers, setting.cpus)
+    watch = ServerWatch(server.pid) if server else None
+
+    async def load() -> tuple[Tally, float]:
+        stop_at = time.monotonic() + args.duration
+        sampler = (
+            asyncio.ensure_future(watch.sample_every(args.rss_every, stop_at)) if watch else None
+        )
+        try:
+            return await run_load(
+                target, calls, args.clients, args.duration, args.mix, args.seed, args.deadline_s
+            )
+        finally:
+            if sampler is not None:
+                sampler.cancel()
+
+    try:
+        if watch is not None:
+            watch.sample(0.0)
+            watch.cpu_before = cpu_s(server_pids(watch.pid))
+        tally, elapsed = asyncio.run(load())
+        if watch is not None:
+            watch.cpu_after = cpu_s(server_pids(watch.pid))
+            watch.sample(elapsed)
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
+    return tally, elapsed, watch, target
+
+
+def summary(setting: Setting, tally: Tally, elapsed_s: float, watch: ServerWatch | None) -> str:
+    """One row of a comparison."""
+    ok = sum(n for (_, status), n in tally.statuses.items() if status == "OK")
+    errors = sum(n for (_, status), n in tally.statuses.items() if status != "OK")
+    cells = [f"{setting!s:<28}", f"{ok / elapsed_s:>7.1f}"]
+    for rpc in ("ValidateMove", "SolveMove"):
+        times = tally.latencies_ms.get(rpc) or [float("nan")]
+        cells.append(f"{percentile(times, 50):>7.2f} {percentile(times, 99):>7.2f}")
+    cells.append(f"{errors:>6}")
+    if watch is not None and watch.cpu_after > watch.cpu_before:
+        cells.append(f"{ok / (watch.cpu_after - watch.cpu_before):>8.0f}")
+        before, after = (sum(watch.samples[i][1].values()) for i in (0, -1))
+        cells.append(f"{before:>5.0f}->{after:.0f}")
+    return " ".join(cells)
+
+
+COMPARE_HEADER = (
+    f"{'setting':<28} {'OK/s':>7} {'VM p50':>7} {'VM p99':>7} {'SM p50':>7} {'SM p99':>7} "
+    f"{'errors':>6} {'OK/cpu-s':>8} RSS MB"
+)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--target", help="host:port of a running server (loopback only)")
@@ -214,35 +356,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--deadline-s", type=float, default=10.0, help="each call's deadline")
     parser.add_argument("--workers", type=int, help="the server's --workers (when started here)")
     parser.add_argument("--cpus", help="taskset CPU list for a server started here, e.g. 0")
+    parser.add_argument(
+        "--rss-every", type=float, default=10.0, help="seconds between RSS samples of the server"
+    )
+    parser.add_argument(
+        "--compare",
+        help="run once per CPUS:WORKERS setting, separated by ';' or spaces, e.g. "
+        "'0:1;0,1:1;0,1:2' (taskset -c 0 with 1 worker, ...), and print one row each",
+    )
     args = parser.parse_args(argv)
     if args.target and not args.target.startswith(LOOPBACK):
         parser.error("--target must be a loopback address (127.0.0.0/8, localhost, [::1])")
     if not 0.0 <= args.mix <= 1.0 or args.clients < 1 or args.duration <= 0:
         parser.error("--mix is 0-1, --clients at least 1, --duration positive")
+    if args.compare and args.target:
+        parser.error("--compare starts its own servers: no --target")
     print(f"bench.load: {machine()}", flush=True)
     calls = prepare(args.rulesets.split(","), args.size, args.n, args.seed, args.time_limit_ms)
-    server: subprocess.Popen[bytes] | None = None
-    target = args.target
-    if target is None:
-        server, target = _start_server(args.workers, args.cpus)
-    try:
-        before = rss_mb(server.pid) if server else None
-        tally, elapsed = asyncio.run(
-            run_load(
-                target, calls, args.clients, args.duration, args.mix, args.seed, args.deadline_s
-            )
+    if args.compare:
+        settings = [Setting.parse(t) for t in args.compare.replace(";", " ").split()]
+        print(
+            f"{args.clients} clients, {args.duration:.0f} s each, mix {args.mix}, "
+            f"{args.size} positions of {args.rulesets}"
         )
-        after = rss_mb(server.pid) if server else None
-    finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=30)
-    setting = f"workers {args.workers or 'default'}, cpus {args.cpus or 'all'}, mix {args.mix}"
-    print(f"{target}: {setting}, {args.size} positions of {args.rulesets}")
+        print(COMPARE_HEADER, flush=True)
+        for setting in settings:
+            tally, elapsed, watch, _ = run_once(args, calls, setting)
+            print(summary(setting, tally, elapsed, watch), flush=True)
+        return 0
+    setting = Setting(args.cpus, args.workers)
+    tally, elapsed, watch, target = run_once(args, calls, setting)
+    print(f"{target}: {setting}, mix {args.mix}, {args.size} positions of {args.rulesets}")
     for line in report(tally, elapsed, args.clients):
         print(line)
-    if before is not None and after is not None:
-        print(f"server RSS: {before:.0f} MB before, {after:.0f} MB after")
+    if watch is not None:
+        ok = sum(n for (_, status), n in tally.statuses.items() if status == "OK")
+        for line in watch.lines(ok):
+            print(line)
     return 0
 
 

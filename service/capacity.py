@@ -5,8 +5,13 @@ grpcio's sync server runs every call on a thread of one pool, and a bidirectiona
 shared pool, 16 idle reflection streams held every worker and even ``Health/Check`` timed out
 (issue 52). So each kind of call gets its own lane, a pool of its own size:
 
-- ``calls``: the carrossel RPCs. At most ``max_pending`` may be admitted at once (running or
-  waiting for a worker); one more is refused at once with RESOURCE_EXHAUSTED, never queued.
+- ``calls``: the carrossel RPCs that answer at once (ValidateMove, CheckKnock, ScoreRound,
+  ListRulesets, ValidatePlay, ScoreDeal). At most ``max_pending`` may be admitted at once
+  (running or waiting for a worker); one more is refused at once with RESOURCE_EXHAUSTED.
+- ``solves``: the searches (SolveMove, SolvePlay), one thread per solve slot and per place in
+  the solve queue (``service.limits.SolveSlots``), so solves waiting their turn never hold a
+  thread a cheap call needs; one more is refused at once. Its threads run at a lower OS
+  priority (``SOLVE_THREAD_NICE``), so a cheap call is not queued behind solves for a core.
 - ``probes``: ``grpc.health.v1.Health/Check``: two threads nothing else uses, so a probe is
   answered however busy the server is.
 - ``streams``: reflection streams, at most ``max_streams`` open; one more is refused at once.
@@ -19,6 +24,9 @@ refusal costs no worker of the lane it was refused from and no parsing of its re
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import os
 import threading
 from collections.abc import Callable
 from concurrent import futures
@@ -29,6 +37,10 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 HEALTH_PREFIX = "/grpc.health.v1.Health/"
+SOLVE_METHODS = frozenset(
+    {"/carrossel.v1.RummyService/SolveMove", "/carrossel.v1.FishingService/SolvePlay"}
+)
+"""The RPCs that run a search every time: they run in the ``solves`` lane."""
 
 DEFAULT_WORKERS = 16
 """Threads running carrossel calls at once."""
@@ -39,15 +51,38 @@ DEFAULT_PENDING_PER_WORKER = 4
 DEFAULT_STREAMS = 4
 """Reflection streams open at once; each holds a thread of its own lane while open."""
 
+DEFAULT_SOLVE_PLACES = 2 + 16
+"""Threads of the solves lane when not told: two slots and a queue of 16."""
+
 PROBE_WORKERS = 2
 REFUSAL_WORKERS = 1
 
 
-class CountingExecutor(futures.ThreadPoolExecutor):
-    """A thread pool that knows how many of its tasks are waiting or running (``load``)."""
+SOLVE_THREAD_NICE = 5
+"""How much nicer than the process a solve's thread runs: when solves keep every core busy,
+the OS scheduler gives the CPU to a cheap call first (Linux sets nice per thread), while a
+core with nothing else to do still runs the solve at full speed."""
 
-    def __init__(self, max_workers: int, thread_name_prefix: str) -> None:
-        super().__init__(max_workers=max_workers, thread_name_prefix=thread_name_prefix)
+
+def _lower_this_threads_priority(by: int) -> None:
+    """Make the calling thread nicer by ``by`` (Linux: per thread; elsewhere, nothing)."""
+    if not hasattr(os, "setpriority") or not hasattr(threading, "get_native_id"):
+        return  # pragma: no cover - not Linux
+    thread = threading.get_native_id()
+    with contextlib.suppress(OSError):  # a sandbox that refuses it: the same priority
+        os.setpriority(os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + by)
+
+
+class CountingExecutor(futures.ThreadPoolExecutor):
+    """A thread pool that knows how many of its tasks are waiting or running (``load``);
+    its threads run ``nicer`` than the process when given."""
+
+    def __init__(self, max_workers: int, thread_name_prefix: str, nicer: int = 0) -> None:
+        super().__init__(
+            max_workers=max_workers,
+            thread_name_prefix=thread_name_prefix,
+            initializer=functools.partial(_lower_this_threads_priority, nicer) if nicer else None,
+        )
         self.max_workers = max_workers
         self._load = 0
         self._load_lock = threading.Lock()
@@ -97,11 +132,18 @@ class Capacity:
         workers: int = DEFAULT_WORKERS,
         max_pending: int | None = None,
         max_streams: int = DEFAULT_STREAMS,
+        solve_places: int = DEFAULT_SOLVE_PLACES,
     ) -> None:
-        if workers < 1 or max_streams < 1:
-            raise ValueError("a server needs at least one worker and one stream")
+        """``solve_places``: solve slots plus the solve queue's length (threads of ``solves``)."""
+        if workers < 1 or max_streams < 1 or solve_places < 1:
+            raise ValueError("a server needs at least one worker, stream and solve place")
         pending = workers * DEFAULT_PENDING_PER_WORKER if max_pending is None else max_pending
         self.calls = Lane("calls", CountingExecutor(workers, "carrossel-call"), pending)
+        self.solves = Lane(
+            "solves",
+            CountingExecutor(solve_places, "carrossel-solve", nicer=SOLVE_THREAD_NICE),
+            solve_places,
+        )
         self.probes = Lane("probes", CountingExecutor(PROBE_WORKERS, "carrossel-probe"), None)
         self.streams = Lane(
             "streams", CountingExecutor(max_streams, "carrossel-stream"), max_streams
@@ -114,17 +156,19 @@ class Capacity:
     def max_concurrent_rpcs(self) -> int:
         """grpcio's own last-resort bound on calls alive at once, above every lane's bound:
         a flood beyond it (of health checks, refusals, health watches) is refused by grpcio."""
-        assert self.calls.limit is not None and self.streams.limit is not None
-        return self.calls.limit + self.streams.limit + 256
+        bounded = (self.calls.limit, self.solves.limit, self.streams.limit)
+        return sum(limit or 0 for limit in bounded) + 256
 
     def lane_for(self, method: str, handler: Any) -> Lane:
         if method.startswith(HEALTH_PREFIX):
             return self.probes
         if handler.request_streaming or handler.response_streaming:
             return self.streams
+        if method in SOLVE_METHODS:
+            return self.solves
         return self.calls
 
     def shutdown(self) -> None:
         """Let the pools' threads end once their tasks are done (after the server stops)."""
-        for lane in (self.calls, self.probes, self.streams, self.refusals):
+        for lane in (self.calls, self.solves, self.probes, self.streams, self.refusals):
             lane.pool.shutdown(wait=False)

@@ -166,15 +166,23 @@ def _log(
     elapsed_s = time.perf_counter() - start
     code = code or _code_name(context, failed)
     metrics.observe_call(method, code, elapsed_s)
-    line = {"event": "rpc", "method": method, "code": code, "ms": round(elapsed_s * 1000.0, 3)}
-    if request_id:
-        line["request_id"] = request_id
+    ms = round(elapsed_s * 1000.0, 3)
 
     def write() -> None:
-        log.info(json.dumps(line, ensure_ascii=False))
+        # The same JSON as json.dumps of the fields, formatted only if the line is written:
+        # a method served here, a status name and a request id of plain characters
+        # (request_id_of) need no escaping.
+        if request_id:
+            log.info(_LINE, method, code, ms, request_id)
+        else:
+            log.info(_LINE_WITHOUT_ID, method, code, ms)
 
     if not context.add_callback(write):  # the call has already ended
         write()
+
+
+_LINE = '{"event": "rpc", "method": "%s", "code": "%s", "ms": %r, "request_id": "%s"}'
+_LINE_WITHOUT_ID = '{"event": "rpc", "method": "%s", "code": "%s", "ms": %r}'
 
 
 # --- admitted calls -----------------------------------------------------------------------

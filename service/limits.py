@@ -6,14 +6,19 @@ hang or a crash.
 
 from __future__ import annotations
 
+import os
 import threading
+import time
+from collections import deque
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
+from typing import NoReturn
 
 import grpc
 
 from service import metrics
 from service.errors import abort_resource_exhausted
+from solver.core import cancel
 from solver.rearrangement.search import DEFAULT_TIME_LIMIT_MS, SearchUndecided, max_cards_placed
 from solver.rearrangement.turns import PlacedOracle
 from solver.rummy.position import Position
@@ -40,50 +45,148 @@ MAX_SOLVE_MS = 30_000
 DEADLINE_MARGIN_MS = 100
 """Solver time kept back from the call's deadline to build and send the answer."""
 
-DEFAULT_CONCURRENT_SOLVES = 4
-"""Solves that may run at once in one server process (the machine has few cores)."""
+DEFAULT_SOLVE_QUEUE = 16
+"""Solves that may wait for a slot in one server process (``--solve-queue``); one more is
+refused at once. 16 lets every one of 16 clients of one process wait its turn."""
+
+MAX_QUEUE_WAIT_S = DEFAULT_SOLVE_MS / 1000.0
+"""The longest a solve waits for a slot when its call has no deadline."""
+
+QUEUE_POLL_S = 0.02
+"""How often a waiting solve looks whether its client left (its slot is handed over at once)."""
+
+
+def default_concurrent_solves(processes: int = 1) -> int:
+    """One solve per core this process may use, the cores shared among ``processes`` server
+    processes: a CP-SAT solve keeps a core busy, and a core left to the OS scheduler is what
+    answers the cheap calls (ValidateMove, ScoreRound...) between solves (docs/deploy.md)."""
+    return max(1, len(os.sched_getaffinity(0)) // max(1, processes))
 
 
 class SolveSlots:
-    """A bounded number of concurrent solves; a call that finds none free is refused at once.
+    """At most ``limit`` solves at once, and a short first-come queue for the next ones.
 
-    Refused, not queued: a queued solve would hold a worker thread and could only start
-    when another ends, maybe after its own deadline. The refusal carries a retry hint."""
+    A solve that finds every slot busy waits its turn, for at most its call's deadline (less
+    ``DEADLINE_MARGIN_MS``, so the refusal still reaches the client). It is refused at once
+    with RESOURCE_EXHAUSTED and a retry hint when ``queue`` solves already wait, or when the
+    solves ahead of it, at the recent mean time a solve holds its slot, would not let it start
+    before its deadline; it is refused at the end of its wait if no slot came. A waiting
+    solve whose client left gives up its place (the interceptor records the cancellation).
+    The slot a solve releases is handed to the first waiting one, so the order is kept."""
 
-    def __init__(self, limit: int) -> None:
-        if limit < 1:
-            raise ValueError("at least one concurrent solve is needed")
+    def __init__(self, limit: int, queue: int = DEFAULT_SOLVE_QUEUE) -> None:
+        if limit < 1 or queue < 0:
+            raise ValueError("at least one concurrent solve is needed, and a queue of 0 or more")
         self.limit = limit
-        self._semaphore = threading.BoundedSemaphore(limit)
+        self.queue = queue
+        self._lock = threading.Lock()
+        self._free = limit
+        self._waiting: deque[threading.Event] = deque()
+        self._mean_hold_s = 0.0  # of recent solves; 0 until one has ended
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiting)
+
+    def try_acquire(self) -> bool:
+        """Take a free slot if no solve waits for one (without queueing)."""
+        with self._lock:
+            if self._free > 0 and not self._waiting:
+                self._free -= 1
+                return True
+            return False
+
+    def release(self, held_s: float | None = None) -> None:
+        """Give a slot back: to the first waiting solve, else to the free ones."""
+        with self._lock:
+            if held_s is not None:
+                self._mean_hold_s += (held_s - self._mean_hold_s) * HOLD_SMOOTHING
+            if self._waiting:
+                self._waiting.popleft().set()
+            else:
+                self._free += 1
 
     @contextmanager
     def slot(self, context: grpc.ServicerContext) -> Iterator[None]:
         """Hold one solve slot for the ``with`` block, or abort with RESOURCE_EXHAUSTED."""
-        if not self._semaphore.acquire(blocking=False):
-            metrics.SOLVES_REJECTED.inc()
-            abort_resource_exhausted(
-                context,
-                f"The server is already running {self.limit} solves; retry in a moment.",
-            )
+        self._acquire(context)
         metrics.SOLVES_IN_FLIGHT.inc()
+        started = time.perf_counter()
         try:
             yield
         finally:
             metrics.SOLVES_IN_FLIGHT.dec()
-            self._semaphore.release()
+            self.release(time.perf_counter() - started)
+
+    def _acquire(self, context: grpc.ServicerContext) -> None:
+        remaining = context.time_remaining()
+        wait_s = MAX_QUEUE_WAIT_S
+        if remaining is not None:
+            wait_s = min(wait_s, remaining - DEADLINE_MARGIN_MS / 1000.0)
+        granted = threading.Event()
+        with self._lock:
+            if self._free > 0 and not self._waiting:
+                self._free -= 1
+                return
+            expected_s = (len(self._waiting) + 1) / self.limit * self._mean_hold_s
+            if len(self._waiting) >= self.queue:
+                refusal = f"{self.queue} more wait for one"
+            elif expected_s > wait_s:
+                refusal = "the solves before this one would not let it start before its deadline"
+            else:
+                refusal = ""
+                self._waiting.append(granted)
+        if refusal:
+            self._refuse(context, refusal)
+        metrics.SOLVES_QUEUED.inc()
+        try:
+            self._wait(granted, context, time.monotonic() + wait_s)
+        finally:
+            metrics.SOLVES_QUEUED.dec()
+
+    def _wait(self, granted: threading.Event, context: grpc.ServicerContext, until: float) -> None:
+        """Wait for the slot ``granted`` hands over, until ``until`` or the client leaves."""
+        while not granted.wait(max(0.0, min(QUEUE_POLL_S, until - time.monotonic()))):
+            left = not context.is_active()
+            if not left and time.monotonic() < until:
+                continue
+            with self._lock:
+                if granted.is_set():  # handed over at the last moment: it is ours
+                    return
+                self._waiting.remove(granted)
+            if left:
+                raise cancel.Cancelled("the client left while its solve waited for a slot")
+            self._refuse(context, "none came free before its deadline")
+
+    def _refuse(self, context: grpc.ServicerContext, why: str) -> NoReturn:
+        metrics.SOLVES_REJECTED.inc()
+        abort_resource_exhausted(
+            context,
+            f"The server is already running {self.limit} solves at once and {why}; "
+            "retry in a moment.",
+        )
 
 
-_slots = SolveSlots(DEFAULT_CONCURRENT_SOLVES)
+HOLD_SMOOTHING = 0.2
+"""Weight of the latest solve in the mean time a solve holds its slot."""
+
+_slots = SolveSlots(default_concurrent_solves())
 
 
-def configure_solve_slots(limit: int) -> None:
-    """Set the process-wide number of concurrent solves (create_server calls this)."""
+def configure_solve_slots(limit: int, queue: int = DEFAULT_SOLVE_QUEUE) -> None:
+    """Set the process-wide solve slots and queue (build_server calls this)."""
     global _slots
-    _slots = SolveSlots(limit)
+    _slots = SolveSlots(limit, queue)
+
+
+def solve_slots() -> SolveSlots:
+    """The process's solve slots and queue (for tests and diagnostics)."""
+    return _slots
 
 
 def solve_slot(context: grpc.ServicerContext) -> AbstractContextManager[None]:
-    """Hold a process-wide solve slot: ``with solve_slot(context): ...run CP-SAT...``."""
+    """Hold a process-wide solve slot: ``with solve_slot(context): ...run CP-SAT...``; compute
+    the solve's time limit inside the block, so the time spent waiting counts."""
     return _slots.slot(context)
 
 
@@ -108,8 +211,8 @@ def bounded_search(context: grpc.ServicerContext, time_limit_ms: int = 0) -> Pla
     best play found is no proof, and judging by it could call an illegal add legal."""
 
     def oracle(position: Position, max_new_melds: int | None = None) -> int:
-        limit_ms = int(solve_time_limit_s(time_limit_ms, context) * 1000)
         with solve_slot(context):
+            limit_ms = int(solve_time_limit_s(time_limit_ms, context) * 1000)
             try:
                 return max_cards_placed(position, max_new_melds, limit_ms)
             except SearchUndecided as undecided:

@@ -32,9 +32,13 @@ SOLVER_OUTCOMES = Counter(
     ["method", "outcome"],
 )
 SOLVES_IN_FLIGHT = Gauge("carrossel_solves_in_flight", "Solves running now (each holds a slot).")
+SOLVES_QUEUED = Gauge(
+    "carrossel_solves_queued", "Solves waiting for a slot now (--solve-queue bounds them)."
+)
 SOLVES_REJECTED = Counter(
     "carrossel_solves_rejected",
-    "Solves refused with RESOURCE_EXHAUSTED because every solve slot was busy.",
+    "Solves refused with RESOURCE_EXHAUSTED: every slot busy and the queue full, or no slot "
+    "could come free before the call's deadline.",
 )
 CALLS_REFUSED = Counter(
     "carrossel_calls_refused",
@@ -44,10 +48,18 @@ CALLS_REFUSED = Counter(
 )
 
 
+_CALL_SERIES: dict[tuple[str, str], tuple[Any, Any]] = {}
+
+
 def observe_call(method: str, code: str, seconds: float) -> None:
-    """Count one finished call and its duration."""
-    RPCS.labels(method=method, code=code).inc()
-    RPC_SECONDS.labels(method=method).observe(seconds)
+    """Count one finished call and its duration (the labelled series are looked up once per
+    method and code: ``labels`` costs more than the count itself)."""
+    series = _CALL_SERIES.get((method, code))
+    if series is None:
+        series = (RPCS.labels(method=method, code=code), RPC_SECONDS.labels(method=method))
+        _CALL_SERIES[(method, code)] = series
+    series[0].inc()
+    series[1].observe(seconds)
 
 
 def observe_answer(method: str, response: Any) -> None:

@@ -51,7 +51,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ops.add_argument(
         "--max-solves",
         type=int,
-        help="solves at once; more are refused at once with a retry hint (default 4)",
+        help="solves at once, per process (default: one per core, the cores shared among "
+        "the processes)",
+    )
+    ops.add_argument(
+        "--solve-queue",
+        type=int,
+        help="solves that may wait for a slot, per process, each at most until its deadline; "
+        "one more is refused at once with a retry hint (default 16)",
     )
 
 
@@ -61,6 +68,10 @@ def options_from_args(args: argparse.Namespace) -> ServeOptions:
     from service.server import ServeOptions
 
     defaults = ServeOptions()
+    if (args.max_solves is not None and args.max_solves < 1) or (
+        args.solve_queue is not None and args.solve_queue < 0
+    ):
+        raise SystemExit("carrossel serve: --max-solves is 1 or more, --solve-queue 0 or more")
     tls = None
     if args.tls_cert or args.tls_key or args.tls_client_ca:
         if not (args.tls_cert and args.tls_key):
@@ -73,6 +84,7 @@ def options_from_args(args: argparse.Namespace) -> ServeOptions:
         metrics_host=args.metrics_host,
         max_workers=args.threads or defaults.max_workers,
         max_concurrent_solves=args.max_solves or defaults.max_concurrent_solves,
+        solve_queue=defaults.solve_queue if args.solve_queue is None else args.solve_queue,
         drain_seconds=(
             defaults.drain_seconds if args.drain_seconds is None else args.drain_seconds
         ),

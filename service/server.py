@@ -51,6 +51,9 @@ DRAIN_SECONDS = 1.0
 calls that clients send in that moment are answered rather than cut by the stop (a call
 the server has received but not yet taken up is cancelled when it stops)."""
 
+SWITCH_INTERVAL_S = 0.001
+"""The interpreter's thread switch interval while serving (Python's default is 5 ms)."""
+
 SERVICE_NAMES = (
     rulesets_pb2.DESCRIPTOR.services_by_name["RulesetService"].full_name,
     rummy_pb2.DESCRIPTOR.services_by_name["RummyService"].full_name,
@@ -88,7 +91,9 @@ class ServeOptions:
     max_pending: int | None = None
     max_streams: int = capacity.DEFAULT_STREAMS
     max_message_bytes: int = limits.MAX_MESSAGE_BYTES
-    max_concurrent_solves: int = limits.DEFAULT_CONCURRENT_SOLVES
+    max_concurrent_solves: int | None = None  # None: the process's share of the cores
+    solve_queue: int = limits.DEFAULT_SOLVE_QUEUE
+    processes: int = 1  # server processes sharing the cores (`serve --workers N`)
     drain_seconds: float = DRAIN_SECONDS
     reuse_port: bool = False  # a worker of `serve --workers N` shares its port (service/workers.py)
 
@@ -149,7 +154,7 @@ def build_server(
     *,
     max_workers: int = DEFAULT_WORKERS,
     max_message_bytes: int = limits.MAX_MESSAGE_BYTES,
-    max_concurrent_solves: int = limits.DEFAULT_CONCURRENT_SOLVES,
+    max_concurrent_solves: int | None = None,
     options: ServeOptions | None = None,
 ) -> CarrosselServer:
     """Build and start the server on ``address`` (``host:port``; port 0 picks a free one).
@@ -162,8 +167,11 @@ def build_server(
             max_message_bytes=max_message_bytes,
             max_concurrent_solves=max_concurrent_solves,
         )
-    limits.configure_solve_slots(options.max_concurrent_solves)
-    lanes = capacity.Capacity(options.max_workers, options.max_pending, options.max_streams)
+    solves = options.max_concurrent_solves or limits.default_concurrent_solves(options.processes)
+    limits.configure_solve_slots(solves, options.solve_queue)
+    lanes = capacity.Capacity(
+        options.max_workers, options.max_pending, options.max_streams, solves + options.solve_queue
+    )
     auth = TokenAuth.from_file(options.token_file) if options.token_file else None
     credentials = server_credentials(options.tls) if options.tls else None
     server = grpc.server(
@@ -204,7 +212,7 @@ def create_server(
     *,
     max_workers: int = DEFAULT_WORKERS,
     max_message_bytes: int = limits.MAX_MESSAGE_BYTES,
-    max_concurrent_solves: int = limits.DEFAULT_CONCURRENT_SOLVES,
+    max_concurrent_solves: int | None = None,
 ) -> tuple[grpc.Server, int]:
     """Start a server on ``address`` and return it with the port it really bound."""
     built = build_server(
@@ -245,6 +253,9 @@ def serve(
         return serve_workers(port, host, workers, http_port, options or ServeOptions())
     configure_logging()
     memory.limit_arenas()
+    # A thread building a CP-SAT model in Python gives the GIL up every millisecond rather
+    # than every 5: a cheap call that arrives meanwhile waits at most about that long.
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
         built = build_server(address, options=options or ServeOptions())

@@ -8,8 +8,11 @@ spreads **connections** over the workers, so every client connection is served b
 worker: many clients use every core, one client with one channel uses one worker. On SIGTERM
 or SIGINT the parent forwards SIGTERM to every worker, each of which turns NOT_SERVING,
 drains and stops as a single server does; the parent then exits. A worker that dies stops
-the others and the parent exits non-zero, so an orchestrator restarts the whole server.
-Health, bounds and the concurrent-solve limit are per worker (``--max-solves`` each).
+the others and the parent exits non-zero, so an orchestrator restarts the whole server; a
+parent that dies without stopping them (SIGKILL) is noticed by each worker within half a
+second, and the worker stops as on SIGTERM.
+Health, bounds, the solve slots and the solve queue are per worker (``--max-solves`` and
+``--solve-queue`` each; by default the cores are shared out, one solve per core).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import os
 import signal
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from multiprocessing.process import BaseProcess
@@ -54,10 +58,28 @@ def reserve_port(host: str, port: int) -> Iterator[int]:
         sock.close()
 
 
-def _worker(port: int, host: str, options: ServeOptions, index: int) -> None:
+ORPHAN_POLL_S = 0.5
+"""How often a worker looks whether its parent is still there."""
+
+
+def _stop_when_orphaned(parent: int) -> None:
+    """SIGTERM this worker once its parent has gone (killed without forwarding a stop, e.g.
+    SIGKILL): it then stops gracefully like on any SIGTERM instead of serving on alone."""
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_POLL_S)
+    log.warning("the parent process %d has gone: stopping this worker", parent)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _worker(port: int, host: str, options: ServeOptions, index: int, parent: int) -> None:
     """One worker process: an ordinary server on the shared port (the page, if any, is the
-    parent's, for every worker)."""
+    parent's, for every worker). ``parent`` is the parent's pid as the parent saw it, so a
+    parent that died while this worker was starting is noticed too."""
     from service.server import serve
+
+    threading.Thread(
+        target=_stop_when_orphaned, args=(parent,), name="carrossel-parent", daemon=True
+    ).start()
 
     metrics_port = options.metrics_port + index if options.metrics_port is not None else None
     mine = dataclasses.replace(options, reuse_port=True, metrics_port=metrics_port)
@@ -80,7 +102,8 @@ def serve_workers(
         )
         return 2
     try:
-        return _run(bound, host, workers, http_port, options)
+        shared = dataclasses.replace(options, processes=workers)  # the cores are shared out
+        return _run(bound, host, workers, http_port, shared)
     finally:
         reservation.__exit__(None, None, None)
 
@@ -100,7 +123,7 @@ def _run(port: int, host: str, workers: int, http_port: int | None, options: Ser
     try:
         for index in range(workers):
             process = context.Process(
-                target=_worker, args=(port, host, options, index), daemon=False
+                target=_worker, args=(port, host, options, index, os.getpid()), daemon=False
             )
             process.start()
             processes.append(process)

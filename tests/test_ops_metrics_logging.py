@@ -50,14 +50,14 @@ def test_metrics_count_calls_outcomes_and_refusals(monkeypatch: pytest.MonkeyPat
         )
         rummy = rummy_pb2_grpc.RummyServiceStub(channel)
         rummy.SolveMove(rummy_pb2.SolveMoveRequest(position=CARROSSEL_MOVE.position), timeout=30)
-        busy = limits.SolveSlots(1)
+        busy = limits.SolveSlots(1, queue=0)  # no queue: refused at once
         monkeypatch.setattr(limits, "_slots", busy)
-        assert busy._semaphore.acquire(blocking=False)
+        assert busy.try_acquire()
         request = rummy_pb2.SolveMoveRequest(position=CARROSSEL_MOVE.position)
         assert error_of(rummy.SolveMove, request, timeout=10).code() is (
             grpc.StatusCode.RESOURCE_EXHAUSTED
         )
-        busy._semaphore.release()
+        busy.release()
         time.sleep(0.2)  # the lines and counts of calls are written as they end
         after = _scrape(port)
 

@@ -77,11 +77,11 @@ def one_busy_slot(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The server's only solve slot, held by someone else for the test."""
     slots = limits.SolveSlots(1)
     monkeypatch.setattr(limits, "_slots", slots)
-    assert slots._semaphore.acquire(blocking=False)
+    assert slots.try_acquire()
     try:
         yield
     finally:
-        slots._semaphore.release()
+        slots.release()
 
 
 def test_a_solve_beyond_the_concurrent_bound_is_resource_exhausted(

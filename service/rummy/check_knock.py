@@ -32,8 +32,8 @@ def handle(
             hand_points=verdict.hand_points_after,
             optimal=True,
         )
-    limit_ms = int(solve_time_limit_s(request.time_limit_ms, context) * 1000)
-    with solve_slot(context):
+    with solve_slot(context):  # the time waited for the slot counts against the deadline
+        limit_ms = int(solve_time_limit_s(request.time_limit_ms, context) * 1000)
         reach = knock_reach(position, limit_ms)
     response = rummy_pb2.CheckKnockResponse(
         hand_points=position.ruleset.hand_points(position.hand),

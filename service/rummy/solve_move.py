@@ -64,8 +64,8 @@ def handle(
 ) -> rummy_pb2.SolveMoveResponse:
     """Find up to ``max_moves`` distinct legal moves, best first."""
     objective = _OBJECTIVES.get(request.objective)
-    limit_ms = int(solve_time_limit_s(request.time_limit_ms, context) * 1000)
-    with solve_slot(context):
+    with solve_slot(context):  # the time waited for the slot counts against the deadline
+        limit_ms = int(solve_time_limit_s(request.time_limit_ms, context) * 1000)
         result = solve_move(call.position, objective, request.max_moves or 1, limit_ms)
     stats = result.stats
     response = rummy_pb2.SolveMoveResponse(
