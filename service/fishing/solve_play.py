@@ -51,10 +51,10 @@ def handle(
 ) -> fishing_pb2.SolvePlayResponse:
     _check_max_plays(request.max_plays)
     position = convert.position_from_proto(request.position)
-    limit_ms = int(solve_time_limit_s(request.time_limit_ms, context) * 1000)
     if request.horizon == fishing_pb2.HORIZON_DEAL_END:
-        return _deal_end(position, request.max_plays, limit_ms, context)
-    with solve_slot(context):
+        return _deal_end(position, request.max_plays, request.time_limit_ms, context)
+    with solve_slot(context):  # the time waited for the slot counts against the deadline
+        limit_ms = int(solve_time_limit_s(request.time_limit_ms, context) * 1000)
         result = solve_plays(position, request.max_plays, limit_ms)
     return fishing_pb2.SolvePlayResponse(
         plays=[solved_to_proto(p) for p in result.plays],
@@ -64,13 +64,14 @@ def handle(
 
 
 def _deal_end(
-    position: Position, max_plays: int, limit_ms: int, context: grpc.ServicerContext
+    position: Position, max_plays: int, time_limit_ms: int, context: grpc.ServicerContext
 ) -> fishing_pb2.SolvePlayResponse:
     try:
         check_complete(position)
     except InvalidRequest as error:
         raise error.prefixed("position") from None
-    with solve_slot(context):
+    with solve_slot(context):  # the time waited for the slot counts against the deadline
+        limit_ms = int(solve_time_limit_s(time_limit_ms, context) * 1000)
         result = solve_deal_end(position, max_plays, limit_ms)
     return fishing_pb2.SolvePlayResponse(
         plays=[deal_end_to_proto(p) for p in result.plays]

@@ -60,8 +60,8 @@ def add_suggestion(
 ) -> None:
     """Fill the nearest legal play within the call's deadline, holding a solve slot; the
     solver re-checks it with the referee before it returns it."""
-    limit_ms = int(solve_time_limit_s(0, context) * 1000)
-    with solve_slot(context):
+    with solve_slot(context):  # the time waited for the slot counts against the deadline
+        limit_ms = int(solve_time_limit_s(0, context) * 1000)
         suggestion = suggest_play(position, proposal, limit_ms)
     answer.suggestion_optimal = suggestion.optimal
     answer.suggestion_note = suggestion.note

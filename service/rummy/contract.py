@@ -41,8 +41,8 @@ def add_suggestion(
     """Fill the nearest legal turn, searched like SolveMove: within the call's deadline and
     holding a solve slot. Re-checked by the carioca referee inside the solver."""
     assert call.move is not None
-    limit_ms = int(solve_time_limit_s(0, context) * 1000)
-    with solve_slot(context):
+    with solve_slot(context):  # the time waited for the slot counts against the deadline
+        limit_ms = int(solve_time_limit_s(0, context) * 1000)
         suggestion = suggest_contract_move(call.position, call.move, limit_ms)
     response.suggestion_optimal = suggestion.optimal
     response.suggestion_note = suggestion.note
@@ -107,9 +107,9 @@ def solve(
 ) -> rummy_pb2.SolveMoveResponse:
     """The best carioca turns, best first; with ``discard_top``, also the draw decision."""
     most_cards = request.objective == rummy_pb2.OBJECTIVE_MOST_CARDS
-    limit_ms = int(solve_time_limit_s(request.time_limit_ms, context) * 1000)
     max_moves = request.max_moves or 1
-    with solve_slot(context):
+    with solve_slot(context):  # the time waited for the slot counts against the deadline
+        limit_ms = int(solve_time_limit_s(request.time_limit_ms, context) * 1000)
         if call.discard_top is None:
             return _result_to_proto(
                 solve_contract_move(call.position, max_moves, limit_ms, most_cards),

@@ -63,8 +63,8 @@ def add_suggestion(
     if position.ruleset.family is not Family.REARRANGEMENT:
         response.suggestion_note = NOT_FOR_CONTRACT
         return
-    limit_ms = int(solve_time_limit_s(0, context) * 1000)
-    with solve_slot(context):
+    with solve_slot(context):  # the time waited for the slot counts against the deadline
+        limit_ms = int(solve_time_limit_s(0, context) * 1000)
         suggestion = suggest_move(position, proposal, limit_ms)
     response.suggestion_optimal = suggestion.optimal
     response.suggestion_note = suggestion.note
