@@ -1,9 +1,9 @@
-"""Big legal fishing tables through gRPC (F1-F7, SPEC §5): 30 and 39 single low cards on the
-table (the 56-card deck holds 40 numbered cards, one hand card among them). SolvePlay and
-ValidatePlay (with and without ``suggest``) give an answer whose plays the referee accepts,
-or DEADLINE_EXCEEDED at the call's short deadline; the server serves on afterwards; the
-process's peak memory barely grows (the former listing took 2^n sums: 8 GB at 30 items).
-A table the deck cannot hold repeats a card and is INVALID_ARGUMENT with BadRequest."""
+"""Big legal fishing tables through gRPC (F1-F8, SPEC §5): 30 and 39 single low cards on
+the table (the 56-card deck holds 40 numbered cards). SolvePlay (now and to the deal's end)
+and ValidatePlay (with and without ``suggest``) give an answer whose plays the referee
+accepts, or DEADLINE_EXCEEDED at the call's short deadline; the server serves on afterwards;
+the process's peak memory barely grows (the former listing took 2^n sums: 8 GB at 30
+items). A table the deck cannot hold repeats a card: INVALID_ARGUMENT with BadRequest."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import grpc
 import pytest
 
 from carrossel.v1 import fishing_pb2
-from tests.fishing_table import big_table, big_table_proto
+from tests.fishing_table import big_table, big_table_proto, deal_end_proto
 from tests.ops_helpers import error_of, field_violations
 
 SHORT_DEADLINE_S = 3.0
@@ -94,6 +94,22 @@ def test_f7_suggestion_on_a_big_table_answers_or_meets_its_deadline(
         assert not answer.legal
         assert answer.HasField("nearest_legal"), answer.suggestion_note
         legal_again(fishing_stub, position, answer.nearest_legal.play)
+
+
+def test_f8_deal_end_on_a_big_table_answers_or_meets_its_deadline(
+    fishing_stub: Any, peak_before: float
+) -> None:
+    """JK20 on 39 low cards: the deal-end search cannot list its plays in time, so it answers
+    SolvePlay's plays now, not optimal (or the call's deadline passes first)."""
+    position = deal_end_proto(39)
+    request = fishing_pb2.SolvePlayRequest(
+        position=position, horizon=fishing_pb2.HORIZON_DEAL_END, time_limit_ms=500
+    )
+    answer = answered(fishing_stub.SolvePlay, request)
+    if answer is not None:
+        assert answer.plays and not answer.optimal and not answer.deal_end
+        for solved in answer.plays:
+            legal_again(fishing_stub, position, solved.play)
 
 
 def test_f1_a_table_beyond_the_deck_is_invalid_argument(fishing_stub: Any) -> None:

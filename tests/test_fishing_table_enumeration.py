@@ -4,22 +4,29 @@ reference; J, Q, K (value 0) are never in a sum (F2); a cancelled caller stops t
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.fishing.convert import position_from_proto
 from solver.core import cancel
+from solver.fishing.endgame import check_complete, solve_deal_end
 from solver.fishing.plays import (
     Action,
+    ListingStopped,
     build_sets,
     capture_sets,
     first_capture_group,
     first_non_trail,
     legal_plays,
     sum_masks,
+    time_box,
 )
 from solver.fishing.position import RawPosition, parse_position
-from tests.fishing_table import big_table_raw
+from solver.fishing.referee import judge
+from tests.fishing_table import big_table_raw, deal_end_proto
 
 # --- the former listing: every mask's sum (2^n), the reference -----------------------------
 
@@ -121,11 +128,29 @@ def test_f3_forty_items_list_their_sums_without_2_to_the_n() -> None:
 
 
 def test_cancelled_caller_stops_the_capture_listing() -> None:
-    # 30 low cards and a 20 to take: the taken sets number far more than a call can list.
+    # 30 low cards and a 20 to take: the taken sets number far more than a call could list.
     values = tuple(item.value for item in parse_position(big_table_raw(30)).table)
     token = cancel.CancelToken()
     token.cancel()
     with cancel.scope(token), pytest.raises(cancel.Cancelled):
         capture_sets.__wrapped__(values, 20)
     with cancel.scope(token), pytest.raises(cancel.Cancelled):
+        list(sum_masks(values, 20))
+
+
+def test_f8_deal_end_on_a_big_table_answers_part_one_not_optimal() -> None:
+    """JK20 on 39 low cards can take millions of sets: the deal-end search cannot list its
+    root plays in any time limit, so it answers with SolvePlay's plays, not optimal."""
+    position = position_from_proto(deal_end_proto(39))
+    check_complete(position)
+    result = solve_deal_end(position, 2, 300)
+    assert not result.optimal and not result.plays
+    assert result.unsolved and all(judge(position, s.play).legal for s in result.unsolved)
+
+
+def test_f3_a_capture_listing_past_its_bound_or_time_box_stops() -> None:
+    values = tuple(item.value for item in parse_position(big_table_raw(30)).table)
+    with pytest.raises(ListingStopped):
+        capture_sets.__wrapped__(values, 10)  # more than MAX_CAPTURE_SETS sets
+    with time_box(time.monotonic() - 1.0), pytest.raises(ListingStopped):
         list(sum_masks(values, 20))

@@ -7,7 +7,11 @@ taken items split into sums of the card's value), shown with one canonical group
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
@@ -123,7 +127,39 @@ def build_table(
 
 
 CHECK_EVERY_STEPS = 4096
-"""Enumeration steps between two looks at the caller's cancellation (``cancel.check``)."""
+"""Enumeration steps between two looks at the caller's cancellation and the time box."""
+
+MAX_CAPTURE_SETS = 20_000
+"""The most sets one card's capture listing may hold (F3); past it the listing stops with
+``ListingStopped``. Only the deal-end search lists every capture (SolvePlay and the
+suggestion search ask CP-SAT for theirs): a node with more plays could not be searched in
+any time limit, and the sets would hold memory without bound (30 low cards and a 20 to take
+make millions). Tables of up to 14 items never reach it (2^14 subsets, most not sets)."""
+
+
+class ListingStopped(Exception):
+    """A listing of plays stopped before its end: its time box passed, or it grew past
+    ``MAX_CAPTURE_SETS``. Whoever set the time box answers without it."""
+
+
+_time_box: ContextVar[float] = ContextVar("fishing_listing_deadline", default=math.inf)
+
+
+@contextmanager
+def time_box(deadline: float) -> Iterator[None]:
+    """Within the block, listings running past ``deadline`` (``time.monotonic``) raise
+    ``ListingStopped``: a search's own time limit reaches into one long listing."""
+    reset = _time_box.set(deadline)
+    try:
+        yield
+    finally:
+        _time_box.reset(reset)
+
+
+def _keep_going() -> None:
+    cancel.check()  # the caller gave up: its deadline passed or it cancelled
+    if time.monotonic() > _time_box.get():
+        raise ListingStopped("the listing ran out of its time box")
 
 
 def sum_masks(values: tuple[int, ...], target: int) -> Iterator[int]:
@@ -134,7 +170,7 @@ def sum_masks(values: tuple[int, ...], target: int) -> Iterator[int]:
     come in increasing order. Values are positive, so a branch ends as soon as its sum passes
     the target or the lower items left cannot reach it: the work grows with the partial sums
     up to the target, not with 2^n (a 40-item table is as easy as a 10-item one for a small
-    target). A cancelled caller stops it (``solver.core.cancel``)."""
+    target). A cancelled caller stops it (``solver.core.cancel``), and so does the time box."""
     if target <= 0:
         return
     order = [index for index in range(len(values) - 1, -1, -1) if values[index] > 0]
@@ -147,7 +183,7 @@ def sum_masks(values: tuple[int, ...], target: int) -> Iterator[int]:
         k, mask, total = stack.pop()
         steps += 1
         if not steps % CHECK_EVERY_STEPS:
-            cancel.check()
+            _keep_going()
         if total == target:
             yield mask
             continue
@@ -171,17 +207,19 @@ def capture_sets(values: tuple[int, ...], target: int) -> tuple[tuple[tuple[int,
     once, with the grouping found first (groups in order of their lowest item).
 
     The groups are combined in increasing mask order, each onto every set found before it
-    that it does not touch. The number of taken sets can itself be exponential (30 low cards
-    and a 10 to take), so the loop looks at the caller's cancellation as it goes."""
+    that it does not touch. The taken sets can themselves be exponential (30 low cards and a
+    20 to take make millions), so the listing looks at the caller's cancellation and the
+    time box after each group, and stops past ``MAX_CAPTURE_SETS``: one group's pass is then
+    at most that many steps. (A depth-first search over groupings lists the same sets but
+    meets each set once per grouping: slower on tables of low cards, the common case.)"""
     found: dict[int, tuple[int, ...]] = {0: ()}
-    steps = 0
     for group in sum_masks(values, target):
+        _keep_going()
         for taken, parts in list(found.items()):
-            steps += 1
-            if not steps % CHECK_EVERY_STEPS:
-                cancel.check()
             if not taken & group:
                 found.setdefault(taken | group, (*parts, group))
+        if len(found) > MAX_CAPTURE_SETS + 1:  # the empty set is not a capture
+            raise ListingStopped(f"more than {MAX_CAPTURE_SETS} sets to take")
     return tuple(
         tuple(sorted((_members(g) for g in parts), key=lambda g: g[0]))
         for taken, parts in sorted(found.items())
