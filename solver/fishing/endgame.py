@@ -21,10 +21,17 @@ from solver.core.cards import Card, format_cards, sort_key
 from solver.core.errors import ProblemCollector
 from solver.core.rulesets import FishingRules
 from solver.fishing.items import NO_OWNER, Item, card_points, deck_cards, is_prize_suit
-from solver.fishing.plays import Outcome, Play, legal_plays, outcome
+from solver.fishing.plays import (
+    ListingStopped,
+    Outcome,
+    Play,
+    legal_plays,
+    outcome,
+    time_box,
+)
 from solver.fishing.position import Position
 from solver.fishing.scoring import deal_points
-from solver.fishing.search import SolvedPlay, rank_key
+from solver.fishing.search import SolvedPlay, rank_key, solve_plays
 
 CHECK_EVERY_NODES = 512
 
@@ -238,25 +245,35 @@ def _reindex(play: Play, source: Sequence[Item], target: Sequence[Item]) -> Play
 
 def solve_deal_end(position: Position, max_plays: int, time_limit_ms: int) -> DealEndResult:
     """Every legal play valued by the deal's final result; the best ``max_plays`` with their
-    final points and principal lines."""
+    final points and principal lines.
+
+    The time limit also bounds each listing of plays (``plays.time_box``): on a big table one
+    card's captures alone can outlast it. When even the first plays cannot be listed, the
+    answer is Part 1's (SolvePlay now), marked not optimal."""
     deadline = time.monotonic() + max(time_limit_ms, 1) / 1000.0
     root = _root_state(position)
     search = _Search(position.rules, position.players, position.side_of(position.player),
                      deadline)
-    roots = [SolvedPlay(play, outcome(play, position.table, position.player, position.rules))
-             for play in legal_plays(position.hand, position.table, position.player,
-                                     position.rules)]
-    roots.sort(key=rank_key)
     try:
-        valued = [(search.exact(search.child(root, s.play)[0]), s) for s in roots]
-        valued.sort(key=lambda entry: -entry[0])  # stable: equal values keep Part 1's order
-        plays = tuple(
-            _explain(search, value, solved, root, position)
-            for value, solved in valued[: max(1, max_plays)]
-        )
-    except _OutOfTime:
-        # An unfinished search proves nothing: give Part 1's ranking, marked not optimal.
-        return DealEndResult((), tuple(roots[: max(1, max_plays)]), False, search.nodes)
+        with time_box(deadline):
+            listed = legal_plays(position.hand, position.table, position.player, position.rules)
+    except ListingStopped:
+        part_one = solve_plays(position, max_plays, 1)  # outside the box: its time is gone
+        return DealEndResult((), part_one.plays, False, 0)
+    with time_box(deadline):
+        roots = [SolvedPlay(play, outcome(play, position.table, position.player,
+                                          position.rules)) for play in listed]
+        roots.sort(key=rank_key)
+        try:
+            valued = [(search.exact(search.child(root, s.play)[0]), s) for s in roots]
+            valued.sort(key=lambda entry: -entry[0])  # stable: equal values keep Part 1's order
+            plays = tuple(
+                _explain(search, value, solved, root, position)
+                for value, solved in valued[: max(1, max_plays)]
+            )
+        except (_OutOfTime, ListingStopped):
+            # An unfinished search proves nothing: give Part 1's ranking, marked not optimal.
+            return DealEndResult((), tuple(roots[: max(1, max_plays)]), False, search.nodes)
     return DealEndResult(plays, (), True, search.nodes)
 
 

@@ -7,11 +7,16 @@ taken items split into sums of the card's value), shown with one canonical group
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import Enum
 from functools import lru_cache
 
+from solver.core import cancel
 from solver.core.cards import Card, sort_key
 from solver.core.rulesets import FishingRules
 from solver.fishing.items import (
@@ -121,12 +126,73 @@ def build_table(
 # --- listing plays --------------------------------------------------------------------------
 
 
-def _mask_sums(values: tuple[int, ...]) -> list[int]:
-    sums = [0] * (1 << len(values))
-    for mask in range(1, len(sums)):
-        low = mask & -mask
-        sums[mask] = sums[mask ^ low] + values[low.bit_length() - 1]
-    return sums
+CHECK_EVERY_STEPS = 4096
+"""Enumeration steps between two looks at the caller's cancellation and the time box."""
+
+MAX_CAPTURE_SETS = 20_000
+"""The most sets one card's capture listing may hold (F3); past it the listing stops with
+``ListingStopped``. Only the deal-end search lists every capture (SolvePlay and the
+suggestion search ask CP-SAT for theirs): a node with more plays could not be searched in
+any time limit, and the sets would hold memory without bound (30 low cards and a 20 to take
+make millions). Tables of up to 14 items never reach it (2^14 subsets, most not sets)."""
+
+
+class ListingStopped(Exception):
+    """A listing of plays stopped before its end: its time box passed, or it grew past
+    ``MAX_CAPTURE_SETS``. Whoever set the time box answers without it."""
+
+
+_time_box: ContextVar[float] = ContextVar("fishing_listing_deadline", default=math.inf)
+
+
+@contextmanager
+def time_box(deadline: float) -> Iterator[None]:
+    """Within the block, listings running past ``deadline`` (``time.monotonic``) raise
+    ``ListingStopped``: a search's own time limit reaches into one long listing."""
+    reset = _time_box.set(deadline)
+    try:
+        yield
+    finally:
+        _time_box.reset(reset)
+
+
+def _keep_going() -> None:
+    cancel.check()  # the caller gave up: its deadline passed or it cancelled
+    if time.monotonic() > _time_box.get():
+        raise ListingStopped("the listing ran out of its time box")
+
+
+def sum_masks(values: tuple[int, ...], target: int) -> Iterator[int]:
+    """Every set of items with no J, Q, K (value 0) whose values sum to ``target``, as a bit
+    mask, in increasing order of the mask.
+
+    Depth first from the highest index, an item left out before it is taken in, so the masks
+    come in increasing order. Values are positive, so a branch ends as soon as its sum passes
+    the target or the lower items left cannot reach it: the work grows with the partial sums
+    up to the target, not with 2^n (a 40-item table is as easy as a 10-item one for a small
+    target). A cancelled caller stops it (``solver.core.cancel``), and so does the time box."""
+    if target <= 0:
+        return
+    order = [index for index in range(len(values) - 1, -1, -1) if values[index] > 0]
+    reach = [0] * (len(order) + 1)  # reach[k]: the sum of order[k:], what is left to take
+    for k in range(len(order) - 1, -1, -1):
+        reach[k] = reach[k + 1] + values[order[k]]
+    stack = [(0, 0, 0)]  # (next position in order, mask so far, its sum)
+    steps = 0
+    while stack:
+        k, mask, total = stack.pop()
+        steps += 1
+        if not steps % CHECK_EVERY_STEPS:
+            _keep_going()
+        if total == target:
+            yield mask
+            continue
+        if total + reach[k] < target:
+            continue  # also ends k == len(order): reach is 0 there and total < target
+        index = order[k]
+        if total + values[index] <= target:
+            stack.append((k + 1, mask | 1 << index, total + values[index]))
+        stack.append((k + 1, mask, total))  # popped first: leaving the item out is smaller
 
 
 def _members(mask: int) -> tuple[int, ...]:
@@ -138,15 +204,22 @@ def capture_sets(values: tuple[int, ...], target: int) -> tuple[tuple[tuple[int,
     """Every set of table items a card of value ``target`` can take (F3), as its groups.
 
     ``values`` are the items' values, 0 for a J, Q or K (never in a sum, F2). Each set comes
-    once, with the grouping found first (groups in order of their lowest item)."""
-    sums = _mask_sums(values)
-    zero = sum(1 << i for i, value in enumerate(values) if value == 0)
-    groups = [m for m in range(1, len(sums)) if sums[m] == target and not m & zero]
+    once, with the grouping found first (groups in order of their lowest item).
+
+    The groups are combined in increasing mask order, each onto every set found before it
+    that it does not touch. The taken sets can themselves be exponential (30 low cards and a
+    20 to take make millions), so the listing looks at the caller's cancellation and the
+    time box after each group, and stops past ``MAX_CAPTURE_SETS``: one group's pass is then
+    at most that many steps. (A depth-first search over groupings lists the same sets but
+    meets each set once per grouping: slower on tables of low cards, the common case.)"""
     found: dict[int, tuple[int, ...]] = {0: ()}
-    for group in groups:
+    for group in sum_masks(values, target):
+        _keep_going()
         for taken, parts in list(found.items()):
             if not taken & group:
                 found.setdefault(taken | group, (*parts, group))
+        if len(found) > MAX_CAPTURE_SETS + 1:  # the empty set is not a capture
+            raise ListingStopped(f"more than {MAX_CAPTURE_SETS} sets to take")
     return tuple(
         tuple(sorted((_members(g) for g in parts), key=lambda g: g[0]))
         for taken, parts in sorted(found.items())
@@ -154,14 +227,17 @@ def capture_sets(values: tuple[int, ...], target: int) -> tuple[tuple[tuple[int,
     )
 
 
+def first_capture_group(values: tuple[int, ...], target: int) -> tuple[int, ...] | None:
+    """``capture_sets(values, target)[0]``'s one group, without listing the others: the set
+    with the lowest mask is the lowest group alone (a union of two groups sums to more)."""
+    mask = next(sum_masks(values, target), None)
+    return None if mask is None else _members(mask)
+
+
 @lru_cache(maxsize=65536)
 def build_sets(values: tuple[int, ...], target: int) -> tuple[tuple[int, ...], ...]:
     """Every non-empty set of items (no J, Q, K) whose values sum to ``target`` (F5)."""
-    if target <= 0:
-        return ()
-    sums = _mask_sums(values)
-    zero = sum(1 << i for i, value in enumerate(values) if value == 0)
-    return tuple(_members(m) for m in range(1, len(sums)) if sums[m] == target and not m & zero)
+    return tuple(_members(mask) for mask in sum_masks(values, target))
 
 
 def court_captures(card: Card, table: Sequence[Item]) -> list[tuple[tuple[int, ...], ...]]:
@@ -236,10 +312,25 @@ def legal_plays(
 def first_non_trail(
     hand: Sequence[Card], table: Sequence[Item], player: int, rules: FishingRules
 ) -> Play | None:
-    """A capture or build the hand can make, if any: what forbids a trail (F7)."""
+    """A capture or build the hand can make, if any: what forbids a trail (F7).
+
+    The first play ``legal_plays`` would list for the first card that has one, found without
+    listing the rest (on a big table the captures alone can number millions)."""
+    values = table_values(table)
     for card in hand:
-        for play in capture_plays(card, table, rules):
-            return play
-        for play in build_plays(card, hand, table, rules):
-            return play
+        if is_broom(card):
+            return Play(card, Action.BROOM)
+        if is_court(card):
+            options = court_captures(card, table)
+            if options:
+                return Play(card, Action.CAPTURE, options[0])
+            continue  # J, Q and K never build (F5)
+        value = card_value(card, rules)
+        group = first_capture_group(values, value)
+        if group is not None:
+            return Play(card, Action.CAPTURE, (group,))
+        for target in sorted(kept_values(hand, card, rules)):
+            mask = next(sum_masks(values, target - value), None)
+            if mask is not None:
+                return Play(card, Action.BUILD, items=_members(mask), value=target)
     return None

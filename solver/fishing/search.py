@@ -33,7 +33,7 @@ from solver.fishing.plays import (
     Play,
     build_plays,
     capture_plays,
-    legal_plays,
+    first_non_trail,
     own_builds,
 )
 from solver.fishing.position import Position
@@ -76,12 +76,25 @@ def solve_plays(position: Position, max_plays: int, time_limit_ms: int) -> Solve
     found, optimal, solves = _sum_captures(position, wanted, deadline)
     plays = [*direct, *found]
     if not plays and not own_builds(position.table, position.player):
-        plays = legal_plays(position.hand, position.table, position.player, position.rules)
+        plays = _when_nothing_found(position)
     solved = sorted((_checked(position, play) for play in plays), key=rank_key)
     return SolveResult(tuple(solved[:wanted]), optimal, solves)
 
 
+def _when_nothing_found(position: Position) -> list[Play]:
+    """Trails when the hand can neither capture nor build (F7). Otherwise the search ran out
+    of time before its first capture: the first capture found directly, unranked (the answer
+    is already not optimal). Listing every capture instead, as ``legal_plays`` does, can take
+    millions of sets on a big table."""
+    hand, table = position.hand, position.table
+    first = first_non_trail(hand, table, position.player, position.rules)
+    if first is not None:
+        return [first]
+    return [Play(card, Action.TRAIL) for card in hand if not is_broom(card)]
+
+
 def _checked(position: Position, play: Play) -> SolvedPlay:
+    cancel.check()  # a big table can list thousands of builds: a caller gone stops here
     verdict = judge(position, play)
     if verdict.outcome is None:
         raise RuntimeError(f"the solver proposed an illegal play {play.text}: {verdict}")

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
+from solver.core import cancel
 from solver.core.cards import format_cards
 from solver.fishing.closeness import (
     Closeness,
@@ -88,6 +89,7 @@ def suggest_play(
 
 
 def _scored(position: Position, proposal: Proposal, play: Play) -> tuple[SolvedPlay, Closeness]:
+    cancel.check()  # a big table can list thousands of builds: a caller gone stops here
     verdict = judge(position, play)
     if verdict.outcome is None:
         raise RuntimeError(f"the suggestion search proposed an illegal play {play.text}")
