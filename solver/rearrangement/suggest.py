@@ -56,6 +56,7 @@ __all__ = [
     "SuggestedMove",
     "Suggestion",
     "kept_melds",
+    "key_weights",
     "proposal_hand_cards",
     "suggest_move",
 ]
@@ -111,7 +112,7 @@ def suggest_move(
     tm, oracle = legal_turn_model(position, budget)
     laid = _restrict_to(tm, wanted)
     kept_counts = _proposal_melds_kept(tm, position, proposal)
-    tm.model.maximize(_nearest_objective(tm, laid, kept_counts))
+    tm.model.maximize(_nearest_objective(tm, laid, kept_counts, len(proposal.table)))
     solver, status = tries.solve_primary(
         tm.model, True, budget, probe_last=tm.data.wild_runs_possible
     )
@@ -173,15 +174,38 @@ def _proposal_melds_kept(
 
 
 def _nearest_objective(
-    tm: TurnModel, laid: cp_model.LinearExprT, kept: Sequence[cp_model.IntVar]
+    tm: TurnModel, laid: cp_model.LinearExprT, kept: Sequence[cp_model.IntVar], melds: int
 ) -> cp_model.LinearExprT:
-    """The three keys as one sum: a card laid outweighs every count of melds kept, a meld
-    kept every count of melds changed (0..melds before)."""
-    changed_room = len(tm.variables.kept.keep) + 1
-    kept_room = (len(kept) + 1) * changed_room
+    """The three keys as one sum, weighted by ``key_weights`` so that its order is the
+    keys' lexicographic order; ``kept`` counts at most the proposal's ``melds`` (each
+    count is at most its meld's copies)."""
+    w_laid, w_kept, w_changed = key_weights(melds, len(tm.variables.kept.keep))
     return cp_model.LinearExpr.weighted_sum(
-        [laid, sum_of(kept), tm.variables.changed], [kept_room, changed_room, -1]
+        [laid, sum_of(kept), tm.variables.changed], [w_laid, w_kept, w_changed]
     )
+
+
+def key_weights(most_kept: int, melds_before: int) -> tuple[int, int, int]:
+    """Weights ``(a, b, c)`` for cards laid, proposal melds kept and melds changed, such
+    that ``a*laid + b*kept + c*changed`` orders moves exactly as the keys (laid, kept,
+    -changed) compared lexicographically, whenever 0 <= kept <= ``most_kept`` and
+    0 <= changed <= ``melds_before`` (the model's own bounds: ``changed`` counts melds
+    before not kept, ``kept`` is a sum of counts each at most its upper bound).
+
+    Why: take c = -1 and b = melds_before + 1. Two moves with equal laid and kept differ by
+    -(changed difference): the fewer changed wins. With equal laid and kept greater by at
+    least 1, the sum gains b * 1 and loses at most melds_before to changed: b - melds_before
+    = 1 > 0. With a = (most_kept + 1) * b and laid greater by at least 1, the sum gains a
+    and loses at most most_kept * b (kept) plus melds_before (changed): a - most_kept * b -
+    melds_before = b - melds_before = 1 > 0. So one exact solve of the weighted sum is the
+    lexicographic optimum, without three re-solves (``tests/test_suggest_keys.py`` checks
+    the order on every key triple in the bounds). The weights stay small (at most
+    (hand + 1) * (proposal melds + 1) * (melds before + 1) in the objective), far inside
+    CP-SAT's 64-bit sums, and the objective is an integer, so CP-SAT's optimum is exact."""
+    w_changed = -1
+    w_kept = melds_before + 1
+    w_laid = (most_kept + 1) * w_kept
+    return w_laid, w_kept, w_changed
 
 
 def _after_key(meld: Meld) -> StandsKey:

@@ -22,7 +22,7 @@ from ortools.sat.python import cp_model
 
 from solver.core.cards import SUITS, Card, TableCard, WildValue
 from solver.core.rulesets import Ruleset, rank_of_position
-from solver.rearrangement.model import MeldSlot, RunKey, TurnModel, sum_of
+from solver.rearrangement.model import RunKey, TurnModel, sum_of
 from solver.rummy.melds import MeldClassification, MeldKind, Reading, classify
 from solver.rummy.position import Meld, Move
 from solver.rummy.table_change import StandsKey, stands_key
@@ -40,6 +40,10 @@ class ProposedMeld:
     group_rank: int  # a group's rank (0 for a run)
     group_suits: tuple[str, ...]  # a group's natural suits (SUITS order)
     group_wilds: int  # a group's wilds
+    # The card on each run place (``run``'s order), or a group's wild cards: key 2 tells
+    # a mexe-mexe 2♥ from a 2♠, where the model's free wilds are anonymous.
+    cards: tuple[Card, ...]
+    wild_cards: Counter[Card]  # the cards standing as wilds (each needs its own card)
 
 
 def proposed_melds(
@@ -59,7 +63,9 @@ def proposed_melds(
                     reading.positions, classified.cards, reading.wild, strict=True
                 )
             )
-            out.append(ProposedMeld(copies, places, reading.suit, 0, (), 0))
+            held = tuple(tc.card for tc in classified.cards)
+            wild_cards = Counter(c for c, (_, s) in zip(held, places, strict=True) if s is None)
+            out.append(ProposedMeld(copies, places, reading.suit, 0, (), 0, held, wild_cards))
         else:
             out.append(_group_shape(copies, classified.cards, reading))
     return out
@@ -95,7 +101,9 @@ def _as_itself(tc: TableCard, position: int) -> bool:
 def _group_shape(copies: int, cards: Sequence[TableCard], reading: Reading) -> ProposedMeld:
     naturals = {tc.card.suit for tc, wild in zip(cards, reading.wild, strict=True) if not wild}
     suits = tuple(s for s in SUITS if s in naturals)
-    return ProposedMeld(copies, (), None, reading.rank, suits, sum(reading.wild))
+    wild_cards = Counter(tc.card for tc, wild in zip(cards, reading.wild, strict=True) if wild)
+    held = tuple(tc.card for tc in cards)
+    return ProposedMeld(copies, (), None, reading.rank, suits, sum(reading.wild), held, wild_cards)
 
 
 def proposed_melds_held(tm: TurnModel, melds: Sequence[ProposedMeld]) -> list[cp_model.IntVar]:
@@ -107,7 +115,7 @@ def proposed_melds_held(tm: TurnModel, melds: Sequence[ProposedMeld]) -> list[cp
         in_pool = tm.model.new_int_var(0, meld.copies, "proposal_pooled")
         if meld.run:
             fits = _pool_run(tm, meld, in_pool, uses)
-            in_slots = [_slot_run(tm, slot, meld) for slot in slots]
+            in_slots = [_slot_run(tm, k, meld) for k in range(len(slots))]
         else:
             fits = _pool_group(tm, meld, in_pool, uses)
             in_slots = [_slot_group(tm, j, meld) for j in range(len(slots))]
@@ -117,7 +125,30 @@ def proposed_melds_held(tm: TurnModel, melds: Sequence[ProposedMeld]) -> list[cp
         tm.model.add(count <= in_pool + sum_of(in_slots))
         counts.append(count)
     uses.bound(tm)
+    _bound_wild_cards(tm, melds, counts)
     return counts
+
+
+def _bound_wild_cards(
+    tm: TurnModel, melds: Sequence[ProposedMeld], counts: Sequence[cp_model.IntVar]
+) -> None:
+    """The melds counted need, per wild card, no more of it acting as a wild than the
+    table after holds: the pool and the slots count free wilds per place but not which
+    card (a mexe-mexe 2♥ or 2♠), so without this two proposed melds could each count the
+    one 2♥ (a table wild keeping its value is counted with its own card, ``_wild_terms``)."""
+    need: dict[Card, list[cp_model.LinearExprT]] = {}
+    for meld, count in zip(melds, counts, strict=True):
+        for card, n in meld.wild_cards.items():
+            need.setdefault(card, []).append(n * count)
+    variables = tm.variables
+    for card, terms in need.items():
+        supply: list[cp_model.LinearExprT] = []
+        if card in variables.free_wilds:
+            supply.append(variables.free_wilds[card])
+        for i, w in enumerate(tm.data.wilds):
+            if w.card == card:
+                supply += variables.wilds_in_slots.placed.get(i, [])
+        tm.model.add(sum_of(terms) <= sum_of(supply))
 
 
 class _Uses:
@@ -134,7 +165,12 @@ class _Uses:
         return self.sums[key]
 
     def add(self, bound: cp_model.LinearExprT, use: cp_model.LinearExprT) -> None:
-        self.by_bound.setdefault(id(bound), (bound, []))[1].append(use)
+        """``use`` counts against ``bound`` once: a meld reaching one sum by two ways (a
+        place's wilds of any card and of its own card, when only free wilds reach it; a
+        place's fill that is its one run's count) uses it once."""
+        users = self.by_bound.setdefault(id(bound), (bound, []))[1]
+        if not any(user is use for user in users):
+            users.append(use)
 
     def bound(self, tm: TurnModel) -> None:
         for bound, users in self.by_bound.values():
@@ -150,20 +186,40 @@ def _pool_run(tm: TurnModel, meld: ProposedMeld, in_pool: cp_model.IntVar, uses:
     if not pieces or any(piece not in pool.runs for piece in pieces):
         return False
     bounds: list[cp_model.LinearExprT] = [pool.runs[piece] for piece in pieces]
-    for p, natural in meld.run:
+    for (p, natural), card in zip(meld.run, meld.cards, strict=True):
         if natural is not None:
-            fill = pool.run_fill.get((p, natural))
+            fill = _natural_terms(tm, p, natural, suit, card, uses)
             if fill is None:
                 return False
             bounds.append(fill)
         else:
             wilds = _run_wilds(tm, p, suit, uses)
-            if wilds is None:
+            own = _run_wilds(tm, p, suit, uses, card)
+            if wilds is None or own is None:
                 return False
-            bounds.append(wilds)
+            bounds += [wilds, own]
     for bound in bounds:
         uses.add(bound, in_pool)
     return True
+
+
+def _natural_terms(
+    tm: TurnModel, p: int, natural: str, suit: str | None, card: Card, uses: _Uses
+) -> cp_model.LinearExprT | None:
+    """A natural on run place ``p``: its fill, and where the card may be wild (a mexe-mexe
+    2 standing for itself) a table wild of that very card keeping that value there: the
+    table before's ``2H=2H`` is a wild to the model, and the same card to key 2."""
+    pool = tm.variables.pool
+    fill = pool.run_fill.get((p, natural))
+    own: list[cp_model.LinearExprT] = [
+        var
+        for (i, p2, s2), var in pool.run_table_wilds.items()
+        if p2 == p and s2 == suit and tm.data.wilds[i].card == card
+    ]
+    if not own:
+        return fill
+    terms = [fill, *own] if fill is not None else own
+    return uses.sum(("natural", p, natural, card), terms)
 
 
 def _pieces(tm: TurnModel, first: int, last: int, suit: str | None) -> list[RunKey]:
@@ -185,10 +241,17 @@ def _pieces(tm: TurnModel, first: int, last: int, suit: str | None) -> list[RunK
     return out
 
 
-def _run_wilds(tm: TurnModel, p: int, suit: str | None, uses: _Uses) -> cp_model.LinearExprT | None:
+def _run_wilds(
+    tm: TurnModel, p: int, suit: str | None, uses: _Uses, card: Card | None = None
+) -> cp_model.LinearExprT | None:
+    """The wilds on run place ``p``: free ones, table wilds keeping that value there (only
+    those of ``card`` when given) and the lone free wild standing in for its card."""
     pool = tm.variables.pool
+    wilds = tm.data.wilds
     terms: list[cp_model.LinearExprT] = [
-        var for (_, p2, s2), var in pool.run_table_wilds.items() if p2 == p and s2 == suit
+        var
+        for (i, p2, s2), var in pool.run_table_wilds.items()
+        if p2 == p and s2 == suit and (card is None or wilds[i].card == card)
     ]
     free = pool.run_free_wilds.get((p, suit))
     if free is not None:
@@ -198,7 +261,7 @@ def _run_wilds(tm: TurnModel, p: int, suit: str | None, uses: _Uses) -> cp_model
         stand_in = pool.stand_ins.get((rank_of_position(p), suit))
         if stand_in is not None:
             terms.append(stand_in)
-    return uses.sum(("run", p, suit), terms) if terms else None
+    return uses.sum(("run", p, suit, card), terms) if terms else None
 
 
 def _pool_group(tm: TurnModel, meld: ProposedMeld, in_pool: cp_model.IntVar, uses: _Uses) -> bool:
@@ -222,34 +285,66 @@ def _pool_group(tm: TurnModel, meld: ProposedMeld, in_pool: cp_model.IntVar, use
         if wilds is None:
             return False
         uses.add(wilds, in_pool * meld.group_wilds)
+        for card, n in meld.wild_cards.items():
+            own = _group_wilds(tm, rank, uses, card)
+            if own is None:
+                return False
+            if own is not wilds:  # only free wilds reach the rank: bounded above already
+                uses.add(own, in_pool * n)
     return True
 
 
-def _group_wilds(tm: TurnModel, rank: int, uses: _Uses) -> cp_model.LinearExprT | None:
+def _group_wilds(
+    tm: TurnModel, rank: int, uses: _Uses, card: Card | None = None
+) -> cp_model.LinearExprT | None:
+    """The wilds in pool groups of ``rank``: free ones and table wilds of that value (only
+    those of ``card`` when given)."""
     pool = tm.variables.pool
     wilds = tm.data.wilds
     terms: list[cp_model.LinearExprT] = [
-        var for i, var in pool.group_table_wilds.items() if wilds[i].value.rank == rank
+        var
+        for i, var in pool.group_table_wilds.items()
+        if wilds[i].value.rank == rank and (card is None or wilds[i].card == card)
     ]
     if rank in pool.group_free_wilds:
         terms.append(pool.group_free_wilds[rank])
-    return uses.sum(("group", rank), terms) if terms else None
+    return uses.sum(("group", rank, card), terms) if terms else None
 
 
-def _slot_run(tm: TurnModel, slot: MeldSlot, meld: ProposedMeld) -> cp_model.IntVar:
-    """A literal that may be 1 only where ``slot`` is exactly this run."""
+def _slot_run(tm: TurnModel, k: int, meld: ProposedMeld) -> cp_model.IntVar:
+    """A literal that may be 1 only where slot ``k`` is exactly this run, each wild the
+    proposal's card (a free wild, or a table wild of that card keeping its value)."""
     m = tm.model
+    slot = tm.variables.slots[k]
     exact = m.new_bool_var("slot_is_proposal")
-    places = dict(meld.run)
-    literals: list[cp_model.IntVar] = [slot.active, slot.is_run]
+    places = {p: (natural, card) for (p, natural), card in zip(meld.run, meld.cards, strict=True)}
+    in_run = tm.variables.wilds_in_slots.in_run
+    wilds = tm.data.wilds
+    literals: list[cp_model.LinearExprT] = [slot.active, slot.is_run]
     if meld.run_suit is not None and slot.run_suit:
         literals.append(slot.run_suit[meld.run_suit])
     for p, occupied in slot.occupied.items():
         if p not in places:
             m.add(exact <= 1 - occupied)
             continue
-        natural = places[p]
-        holder = slot.run_wild.get(p) if natural is None else slot.run_natural.get((p, natural))
+        natural, card = places[p]
+        own = [
+            v for (i, k2, p2), v in in_run.items() if (k2, p2) == (k, p) and wilds[i].card == card
+        ]
+        holder: cp_model.LinearExprT | None
+        if natural is None:
+            holder = slot.run_wild.get(p)
+            free = slot.run_free_wild.get(p)
+            mine = [free, *own] if free is not None else own  # this card, not another wild
+            if not mine:
+                m.add(exact == 0)
+                return exact
+            literals.append(sum_of(mine))
+        else:
+            # The natural, or the table's `2H=2H` (a wild to the model) of this very card.
+            found = slot.run_natural.get((p, natural))
+            terms = [found, *own] if found is not None else own
+            holder = sum_of(terms) if terms else None
         if holder is None:
             m.add(exact == 0)
             return exact
@@ -286,6 +381,9 @@ def _slot_group(tm: TurnModel, j: int, meld: ProposedMeld) -> cp_model.IntVar:
     ]
     if rank in slot.group_free_wilds:
         wilds.append(slot.group_free_wilds[rank])
+    for (i, k), v in tm.variables.wilds_in_slots.in_group.items():
+        if k == j and tm.data.wilds[i].card not in meld.wild_cards:
+            m.add(exact <= 1 - v)  # a table wild of another card than the proposal's
     held = sum_of(wilds)
     # Exactly the meld's wilds when the literal holds (a group has at most 4 cards).
     m.add(held - meld.group_wilds <= 4 * (1 - exact))
