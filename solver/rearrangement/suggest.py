@@ -20,6 +20,7 @@ before it is returned: a disagreement is a ``SolverError``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,7 +31,7 @@ from solver.core.cards import Card
 from solver.core.rulesets import Ruleset
 from solver.rearrangement import tries
 from solver.rearrangement.budget import Budget
-from solver.rearrangement.model import TurnModel, sum_of
+from solver.rearrangement.model import TurnModel, sum_of, turn_options
 from solver.rearrangement.rebuild import rebuild_move
 from solver.rearrangement.search import (
     DEFAULT_TIME_LIMIT_MS,
@@ -109,7 +110,7 @@ def suggest_move(
     if not play_allowed(position):
         return Suggestion(None, "The turn allows no play (R8), so nothing can be suggested.", True)
     budget = Budget(time_limit_ms)
-    tm, oracle = legal_turn_model(position, budget)
+    tm, oracle = _suggestion_model(position, wanted, budget)
     laid = _restrict_to(tm, wanted)
     kept_counts = _proposal_melds_kept(tm, position, proposal)
     tm.model.maximize(_nearest_objective(tm, laid, kept_counts, len(proposal.table)))
@@ -123,7 +124,7 @@ def suggest_move(
     move = rebuild_move(tm, solver)
     move = Move(move.table, move.to_hand, proposal.knock, move.discard)
     checked = _checked(position, move, oracle, proposal.knock)
-    before = frozenset(_before_key(classified) for classified in position.readings)
+    before = Counter(_before_key(classified) for classified in position.readings)
     dealt = deal_as_proposed(move, proposal, position.ruleset, before)
     if dealt != move:
         # The proposal's runs dealt as proposed: the same counts, so legal as the table
@@ -138,15 +139,38 @@ def suggest_move(
     return Suggestion(SuggestedMove(checked, kept, marks, same), note, optimal)
 
 
+def _suggestion_model(
+    position: Position, wanted: Counter[Card], budget: Budget
+) -> tuple[TurnModel, PlacedOracle | None]:
+    """The turn's model, built for a hand of only the proposal's hand cards: no other hand
+    card may be laid (key 1), so the others would only be variables fixed at 0, and the
+    model is the smaller (fewer card codes, runs and places) and faster to build. Nothing
+    else in the model reads the hand: releases need a hand card laid, a swap too, and
+    "went out" is a measure the suggestion does not use (the referee re-checks the move in
+    the whole position). Shangai and manipulation's largest add (R8) is a question about
+    the whole hand, so there the model is the one SolveMove builds."""
+    if position.ruleset.rearrangement.add_must_be_maximal:
+        return legal_turn_model(position, budget)
+    left = Counter(wanted)
+    hand: list[Card] = []
+    for card in position.hand:
+        if left[card] > 0:
+            left[card] -= 1
+            hand.append(card)
+    played_only = dataclasses.replace(position, hand=tuple(hand))
+    max_new_melds = position.ruleset.rearrangement.max_new_melds
+    return TurnModel(played_only, turn_options(played_only, max_new_melds, None)), None
+
+
 def _restrict_to(tm: TurnModel, wanted: Counter[Card]) -> cp_model.LinearExprT:
     """Key 1's constraint and measure: no hand card outside the proposal's is laid, and
-    the count of those laid; at least one (a pass is no suggestion)."""
+    the count of those laid net of swaps (a mexe-mexe 2 laid while its copy goes back to
+    the hand lays nothing, R6), as the verdict's ``played`` counts them; the model already
+    asks for at least one (a pass is no play)."""
     used = tm.variables.hand_used
     for card, var in used.items():
         tm.model.add(var <= wanted[card])
-    laid = sum_of(used.values())
-    tm.model.add(laid >= 1)
-    return laid
+    return tm.variables.played
 
 
 def _proposal_melds_kept(

@@ -73,16 +73,30 @@ def proposed_melds(
 
 def read_meld(ruleset: Ruleset, meld: Sequence[TableCard]) -> MeldClassification:
     """The meld's reading; a sequence written out of order is read in order (by the rank
-    each card stands for, the ace low, then high): key 2 compares cards in any order."""
+    each card stands for, the ace low, then high): key 2 compares cards in any order. Key 2
+    compares a wild's rank, not its suit, so a meld whose only fault is a wild's suit
+    (``AH AS 2H=AD AD``: two A♦) is read with its wilds' suits left out (``2H=A``)."""
     classified = classify(ruleset, meld)
     if classified.ok:
         return classified
-    for ace in (1, 14):
-        ordered = sorted(meld, key=lambda tc: _stands_for(tc, ace))
-        again = classify(ruleset, ordered)
+    unsuited = [_without_suit(ruleset, tc) for tc in meld]
+    ways = [_by_rank(meld, 1), _by_rank(meld, 14)]
+    ways += [unsuited, _by_rank(unsuited, 1), _by_rank(unsuited, 14)]
+    for written in ways:
+        again = classify(ruleset, written)
         if again.ok:
             return again
     return classified
+
+
+def _by_rank(meld: Sequence[TableCard], ace: int) -> list[TableCard]:
+    return sorted(meld, key=lambda tc: _stands_for(tc, ace))
+
+
+def _without_suit(ruleset: Ruleset, tc: TableCard) -> TableCard:
+    if tc.value is None or tc.value.suit is None or not ruleset.is_wild_card(tc.card):
+        return tc
+    return TableCard(tc.card, WildValue(tc.value.rank, None))
 
 
 def _stands_for(tc: TableCard, ace: int) -> int:
@@ -396,14 +410,20 @@ def _slot_group(tm: TurnModel, j: int, meld: ProposedMeld) -> cp_model.IntVar:
 
 
 def deal_as_proposed(
-    move: Move, proposal: Move, ruleset: Ruleset, before: frozenset[StandsKey]
+    move: Move, proposal: Move, ruleset: Ruleset, before: Counter[StandsKey]
 ) -> Move:
     """The table with each proposed meld it lacks dealt out where a meld of the same
     shape (a run through the same places, a group of the same rank and size) can take
     its cards from melds of that shape: a trade of one place's card between two runs,
-    or of two cards of one rank between two groups, keeps every meld's shape."""
+    or of two cards of one rank between two groups, keeps every meld's shape. Of the
+    melds a trade could make the proposed one, the trade kept is the one whose table is
+    all valid melds and nearest the proposal (keys 2 and 3), and only if nearer than the
+    table before it; the caller re-checks the table with the referee."""
     melds = [list(meld) for meld in move.table]
     to_hand = list(move.to_hand)
+    wanted_keys = Counter(_key(meld) for meld in proposal.table)
+    # Taking a card from a proposed meld costs key 2, from a meld before key 3.
+    protected = {key: 1 for key in before} | {key: 2 for key in wanted_keys}
     for wanted in proposal.table:
         present = Counter(_key(meld) for meld in melds)
         if present[_key(wanted)] > 0:
@@ -413,19 +433,33 @@ def deal_as_proposed(
             continue
         if shape[0] == "run" and _split_off(ruleset, melds, list(wanted)):
             continue
+        best = _nearness(melds, wanted_keys, before)
         targets = [i for i, meld in enumerate(melds) if _shape(ruleset, meld) == shape]
         for target in targets:
             trial = [list(meld) for meld in melds]
-            # Taking a card from a proposed meld costs key 2, from a meld before key 3.
-            protected = {key: 1 for key in before} | {_key(meld): 2 for meld in proposal.table}
             _trade_into(ruleset, trial, target, list(wanted), shape, protected)
             back = list(to_hand)
             _trade_wilds(ruleset, trial, target, _in_order(ruleset, wanted), back, protected)
-            if _key(trial[target]) == _key(wanted):
-                melds, to_hand = trial, back
-                break
+            if _key(trial[target]) != _key(wanted):
+                continue
+            if not all(classify(ruleset, meld).ok for meld in trial):
+                continue
+            score = _nearness(trial, wanted_keys, before)
+            if score > best:
+                best, melds, to_hand = score, trial, back
     table = tuple(tuple(meld) for meld in melds)
     return Move(table, tuple(to_hand), move.knock, move.discard)
+
+
+def _nearness(
+    melds: Sequence[Sequence[TableCard]], wanted: Counter[StandsKey], before: Counter[StandsKey]
+) -> tuple[int, int]:
+    """Keys 2 and 3 of a table: the proposed melds it holds, less the melds before it
+    lacks."""
+    present = Counter(_key(meld) for meld in melds)
+    kept = sum((present & wanted).values())
+    changed = sum((before - present).values())
+    return kept, -changed
 
 
 def _sources(
@@ -483,25 +517,29 @@ def _trade_one(
     protected: dict[StandsKey, int],
 ) -> None:
     """Put wild-capable ``want`` at place ``k`` of ``melds[target]``, its card taking the
-    value ``want``'s card had elsewhere (or going to the hand in its stead)."""
+    value ``want``'s card had elsewhere (or going to the hand in its stead). A later place
+    of the same run first (``2D=6H 2S=7H`` dealt for ``2S=6H 2D=7H``: the places before
+    ``k`` are settled), then the hand, then other melds."""
     here = melds[target]
     mine = here[k]
+    later = next((n for n in range(k + 1, len(here)) if here[n].card == want.card), None)
+    if later is not None:
+        other = here[later]
+        here[k] = _standing(want.card, mine.value or want.value)
+        here[later] = _moved(mine, other)
+        return
     if want.card in to_hand:
         to_hand[to_hand.index(want.card)] = mine.card
-        here[k] = TableCard(want.card, mine.value or want.value)
+        here[k] = _standing(want.card, mine.value or want.value)
         return
     for i, meld in _sources(melds, protected):
         at = next((n for n, tc in enumerate(meld) if tc.card == want.card), None)
         if i == target or at is None:
             continue
         other = meld[at]
-        here[k] = TableCard(want.card, mine.value or want.value)
-        meld[at] = TableCard(mine.card, other.value if other.value else _own(other))
+        here[k] = _standing(want.card, mine.value or want.value)
+        meld[at] = _moved(mine, other)
         return
-
-
-def _own(tc: TableCard) -> WildValue:
-    return WildValue(tc.card.rank, tc.card.suit)
 
 
 def _split_off(ruleset: Ruleset, melds: list[list[TableCard]], wanted: list[TableCard]) -> bool:
@@ -612,7 +650,12 @@ def _swap_place(
     shape: tuple[object, ...],
     protected: dict[StandsKey, int],
 ) -> None:
+    """Bring ``card`` to place ``index`` of ``melds[target]`` from a run through the same
+    position: the very card first; for a wanted wild, else any wild there (its card is
+    then traded by ``_trade_wilds``). Each card takes the value of the place it goes to
+    (runs of two suits share a position: mexe-mexe's ``2S=2S`` becomes ``2S=2D``)."""
     position = shape[1][index]  # type: ignore[index]
+    runs: list[tuple[list[TableCard], int, list[TableCard]]] = []
     for i, meld in _sources(melds, protected):
         if i == target:
             continue
@@ -620,12 +663,34 @@ def _swap_place(
         if not classified.ok or classified.reading.kind is not MeldKind.SEQUENCE:
             continue
         positions = classified.reading.positions
-        if position not in positions:
-            continue
-        at = positions.index(position)
-        if _same(_stand(ruleset, meld)[at], card):
-            meld[at], melds[target][index] = melds[target][index], meld[at]
-            return
+        if position in positions:
+            runs.append((meld, positions.index(position), list(classified.normalized)))
+    here = melds[target]
+    place = _stand(ruleset, here)[index]
+    exact = [(meld, at, stood) for meld, at, stood in runs if _same(stood[at], card)]
+    wild = [
+        (meld, at, stood)
+        for meld, at, stood in runs
+        if card.value is not None and stood[at].value is not None
+    ]
+    for meld, at, stood in [*exact, *wild][:1]:
+        mine = here[index]
+        here[index] = _moved(meld[at], place)
+        meld[at] = _moved(mine, stood[at])
+
+
+def _moved(tc: TableCard, place: TableCard) -> TableCard:
+    """``tc``'s card where ``place`` stood (as the table reads it, a wild's value written):
+    itself on its own card's place, else standing for the place's card (a wild-capable
+    card; any other card leaves an invalid meld, which the caller's check rejects)."""
+    return _standing(tc.card, place.value or WildValue(place.card.rank, place.card.suit))
+
+
+def _standing(card: Card, value: WildValue | None) -> TableCard:
+    """``card`` standing for ``value``, written bare where that is its own card (a mexe-mexe
+    2 on its own place is that natural, and only a natural releases a wild, R5)."""
+    own = value is not None and value.rank == card.rank and value.suit in (None, card.suit)
+    return TableCard(card, None if own and card.is_ordinary else value)
 
 
 def _swap_group(
