@@ -230,10 +230,21 @@ def _natural_terms(
         for (i, p2, s2), var in pool.run_table_wilds.items()
         if p2 == p and s2 == suit and tm.data.wilds[i].card == card
     ]
-    if not own:
+    # A kept linked run is one of the pool's runs, with its naturals: not the proposed run
+    # (a new meld), so its natural here is not the proposed run's.
+    held = tm.variables.kept.held
+    linked = [
+        held[m] for m, (a, b, s) in tm.variables.links.runs.items() if a <= p <= b and s == natural
+    ]
+    if not own and not linked:
         return fill
+    if fill is None and not own:
+        return None
     terms = [fill, *own] if fill is not None else own
-    return uses.sum(("natural", p, natural, card), terms)
+    key = ("natural", p, natural, card)
+    if key not in uses.sums:
+        uses.sums[key] = sum_of(terms) - sum_of(linked)
+    return uses.sums[key]
 
 
 def _pieces(tm: TurnModel, first: int, last: int, suit: str | None) -> list[RunKey]:
@@ -286,6 +297,8 @@ def _pool_group(tm: TurnModel, meld: ProposedMeld, in_pool: cp_model.IntVar, use
     if not meld.group_wilds and (rank, meld.group_suits) in pool.group_sets:
         uses.add(pool.group_sets[(rank, meld.group_suits)], in_pool)
         return True
+    if meld.group_wilds and tm.data.stand_in:
+        return _pool_group_stand_in(tm, meld, in_pool, uses)
     size = len(meld.group_suits) + meld.group_wilds
     if (rank, size) not in pool.groups:
         return False
@@ -305,6 +318,34 @@ def _pool_group(tm: TurnModel, meld: ProposedMeld, in_pool: cp_model.IntVar, use
                 return False
             if own is not wilds:  # only free wilds reach the rank: bounded above already
                 uses.add(own, in_pool * n)
+    return True
+
+
+def _pool_group_stand_in(
+    tm: TurnModel, meld: ProposedMeld, in_pool: cp_model.IntVar, uses: _Uses
+) -> bool:
+    """A proposed group with the one wild in play (``pool._build_stand_ins``): the pool
+    counts groups per set of suits, the wild standing in for a suit the group lacks. Any
+    such suit will do (key 2 does not compare a wild's suit): the group is counted in the
+    set of its naturals and that suit, as far as wilds stand in for that suit's card."""
+    pool = tm.variables.pool
+    rank = meld.group_rank
+    if meld.group_wilds != 1:
+        return False
+    ways: list[cp_model.IntVar] = []
+    for x in SUITS:
+        suits = tuple(s for s in SUITS if s in meld.group_suits or s == x)
+        if x in meld.group_suits or (rank, suits) not in pool.group_sets:
+            continue
+        if (rank, x) not in pool.stand_ins:
+            continue
+        way = tm.model.new_int_var(0, meld.copies, "proposal_stand_in")
+        uses.add(pool.group_sets[(rank, suits)], way)
+        uses.add(pool.stand_ins[(rank, x)], way)
+        ways.append(way)
+    if not ways:
+        return False
+    tm.model.add(in_pool <= sum_of(ways))
     return True
 
 
@@ -501,11 +542,44 @@ def _trade_wilds(
         wanted_cards = {w.card for w in wanted}
         spares = [k for k, tc in enumerate(here) if wild(tc.card) and tc.card not in wanted_cards]
         pairs = list(zip(spares, missing, strict=False))
+        for want in missing[len(spares) :]:
+            _trade_for_natural(melds, target, want, wanted)
     for k, want in pairs:
         mine = here[k]
         if mine.card == want.card or not wild(mine.card) or not wild(want.card):
             continue
         _trade_one(melds, target, k, want, to_hand, protected)
+
+
+def _trade_for_natural(
+    melds: list[list[TableCard]], target: int, want: TableCard, wanted: list[TableCard]
+) -> None:
+    """Put the wanted wild ``want`` in group ``melds[target]`` in place of a natural the
+    proposal's group lacks, where ``want``'s card stands for that very natural in another
+    meld: the two trade places (the model counts the one wild in play as a stand-in for a
+    card code, ``pool._build_stand_ins``, so the rebuild may lay either one)."""
+    here = melds[target]
+    codes = {(w.card.rank, w.card.suit) for w in wanted if w.value is None}
+    for k, tc in enumerate(here):
+        if tc.value is not None or (tc.card.rank, tc.card.suit) in codes:
+            continue
+        for i, meld in enumerate(melds):
+            at = next(
+                (
+                    n
+                    for n, other in enumerate(meld)
+                    if other.card == want.card
+                    and other.value is not None
+                    and other.value.rank == tc.card.rank
+                    and other.value.suit in (None, tc.card.suit)
+                ),
+                None,
+            )
+            if i == target or at is None:
+                continue
+            here[k] = TableCard(want.card, WildValue(tc.card.rank, None))
+            meld[at] = TableCard(tc.card, None)
+            return
 
 
 def _trade_one(
@@ -673,16 +747,18 @@ def _swap_place(
         for meld, at, stood in runs
         if card.value is not None and stood[at].value is not None
     ]
+    wild_card = ruleset.is_wild_card
     for meld, at, stood in [*exact, *wild][:1]:
         mine = here[index]
-        here[index] = _moved(meld[at], place)
-        meld[at] = _moved(mine, stood[at])
+        theirs = meld[at]
+        # A natural stays one (runs of mixed suits share a place: carrossel, vatikan).
+        here[index] = _moved(theirs, place) if wild_card(theirs.card) else theirs
+        meld[at] = _moved(mine, stood[at]) if wild_card(mine.card) else mine
 
 
 def _moved(tc: TableCard, place: TableCard) -> TableCard:
-    """``tc``'s card where ``place`` stood (as the table reads it, a wild's value written):
-    itself on its own card's place, else standing for the place's card (a wild-capable
-    card; any other card leaves an invalid meld, which the caller's check rejects)."""
+    """Wild-capable ``tc``'s card where ``place`` stood (as the table reads it, a wild's
+    value written): itself on its own card's place, else standing for the place's card."""
     return _standing(tc.card, place.value or WildValue(place.card.rank, place.card.suit))
 
 
