@@ -31,6 +31,7 @@ from solver.rearrangement.search import validate_move
 # The names ``suggest_move`` looks up in its module, and the part each is counted in.
 PARTS = {
     "_suggestion_model": "turn model build",
+    "_solve_nearest": "CP-SAT solve",
     "_restrict_to": "suggestion constraints",
     "_proposal_melds_kept": "suggestion constraints",
     "_nearest_objective": "suggestion constraints",
@@ -59,14 +60,11 @@ def timed_parts(spent: dict[str, float]) -> Iterator[None]:
     for name, part in PARTS.items():
         saved[name] = getattr(suggest, name)
         setattr(suggest, name, wrap(part, saved[name]))
-    saved_solve = suggest.tries.solve_primary
-    suggest.tries.solve_primary = wrap("CP-SAT solve", saved_solve)  # type: ignore[method-assign]
     try:
         yield
     finally:
         for name, function in saved.items():
             setattr(suggest, name, function)
-        suggest.tries.solve_primary = saved_solve  # type: ignore[method-assign]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,9 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{ruleset_id} {args.size}: {len(totals)} proposals, CPU ms p50 (mean)")
         for part, values in sorted(per_part.items(), key=lambda kv: -statistics.mean(kv[1])):
             values += [0.0] * (len(totals) - len(values))
-            print(
-                f"  {part:24} {statistics.median(values):6.2f} ({statistics.mean(values):6.2f})"
-            )
+            print(f"  {part:24} {statistics.median(values):6.2f} ({statistics.mean(values):6.2f})")
     return 0
 
 

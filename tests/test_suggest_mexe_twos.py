@@ -1,4 +1,4 @@
-"""Mexe-mexe's 2s in a suggestion (issue #53, R5, R6): key 2 keeps a proposed meld only with
+"""Mexe-mexe's 2s (and vatikan's mixed-suit runs) in a suggestion (issue #53, R5, R6, R7): key 2
 its very cards, so the model must tell a natural 2♥ (or the table's ``2H=2H``) from a wild
 2♠, one 2♥ cannot fill two proposed melds, the table found is dealt so that each 2 stands
 where the proposal put it, and a 2 laid while its copy goes back to the hand lays nothing
@@ -16,6 +16,7 @@ import pytest
 from solver.core.cards import parse_card, parse_table_card
 from solver.rearrangement.suggest import suggest_move
 from solver.rummy.position import Move, Turn, parse_position
+from tests.reference.positions import random_position
 from tests.reference.suggest_oracle import Oracle, keys_of
 
 
@@ -133,6 +134,27 @@ CASES = [
         (3, 1, -1),
         id="r5-seed-253065-a-2-between-suits",
     ),
+    pytest.param(
+        # A kept run (QD KD AD, one of the pool's runs) holds its naturals: the proposed
+        # JD QD KD AD cannot count them while the 2s stand for them elsewhere.
+        3,
+        "2C 2S 2H | QD KD AD",
+        "JD JD",
+        "JD QD KD AD | 2C=3 2H=2D 2S=2",
+        (1, 1, -1),
+        id="r5-seed-353037-a-kept-run-keeps-its-naturals",
+    ),
+    pytest.param(
+        # The one wild in play is counted as a stand-in for a card (the J♦): the group
+        # JH JS 2D=J is its set of suits with the 2D standing in; the deal trades the 2D
+        # and the J♦ between the run and the group.
+        2,
+        "JH JS JD | 2D 3D 4D 5D 6D",
+        "9D 10D",
+        "3D 9D 4D 5D 9D 6D | 10D JD | JH JS 2D=JC",
+        (2, 1, -2),
+        id="r5-seed-353088-the-lone-wild-as-a-stand-in",
+    ),
 ]
 
 
@@ -161,3 +183,24 @@ def test_the_references_import_no_cp_sat() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("seed", "proposal", "keys"),
+    [
+        # Runs of mixed suits share a place: a natural traded between two runs stays a
+        # natural (J♣ for J♠), it takes no wild's value.
+        (353040, "AC AD AC AS | JC QC KC AH | JS QC KS", (1, 2, -3)),
+        (353064, "AC 2D 3C JC | 3D 3H 3S JK=3 | 3H 4H 5D", (1, 2, -2)),
+    ],
+)
+def test_r7_vatikan_naturals_trade_as_naturals(
+    seed: int, proposal: str, keys: tuple[int, int, int]
+) -> None:
+    position = random_position("vatikan", seed)
+    move = proposed(proposal)
+    assert Oracle(position).nearest(move).keys == keys
+    found = suggest_move(position, move)
+    assert found.move is not None
+    solved = found.move.solved
+    assert keys_of(position, move, solved.move.table, len(solved.verdict.played)) == keys
