@@ -1,10 +1,10 @@
-"""Mexe-mexe's 2s (and vatikan's mixed-suit runs) in a suggestion (issue #53, R5, R6, R7): key 2
-its very cards, so the model must tell a natural 2♥ (or the table's ``2H=2H``) from a wild
-2♠, one 2♥ cannot fill two proposed melds, the table found is dealt so that each 2 stands
-where the proposal put it, and a 2 laid while its copy goes back to the hand lays nothing
-(key 1). Each case was a miss of the differential (``python -m bench.suggest_differential
-mexe-mexe``, its seed named); each suggestion must equal the brute-force reference key by
-key."""
+"""Mexe-mexe's 2s, and vatikan's mixed-suit runs, in a suggestion (issue #53; R5, R6, R7).
+Key 2 keeps a proposed meld only with its very cards, so the model must tell a natural 2♥ (or
+the table's ``2H=2H``) from a wild 2♠, one 2♥ cannot fill two proposed melds, and the table
+found is dealt so that each 2 stands where the proposal put it; a 2 laid while its copy goes
+back to the hand lays nothing (key 1). Each case was a miss of the differential (``python -m
+bench.suggest_differential``, its seed named); each suggestion must equal the brute-force
+reference key by key."""
 
 from __future__ import annotations
 
