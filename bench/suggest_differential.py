@@ -35,9 +35,11 @@ def main(argv: list[str] | None = None) -> int:
         wrong = [r for r in results if not r.agrees]
         none = sum(1 for r in results if r.got is None)
         same = sum(1 for r in results if r.got and r.got[1] > 0)
+        unproved = sum(1 for r in results if not r.optimal)
         print(
             f"{ruleset_id}: {len(results)} proposals, {len(results) - len(wrong)} agree "
-            f"({none} without a suggestion, {same} keeping a proposed meld), "
+            f"({none} without a suggestion, {same} keeping a proposed meld, {unproved} not "
+            "proved nearest), "
             f"{time.monotonic() - started:.0f} s",
             flush=True,
         )

@@ -27,6 +27,7 @@ class Compared:
     got: Keys | None
     legal: bool  # the suggestion passed the referee (it always must)
     same_wanted: bool  # both read the same hand cards from the proposal
+    optimal: bool  # the suggestion said it was proved nearest
 
     @property
     def agrees(self) -> bool:
@@ -60,6 +61,6 @@ def compare(ruleset_id: str, count: int, seed_base: int = SEED_BASE) -> Iterator
                 f"{format_move(found.move.solved.move) if found.move else found.note}"
             )
             same = expected.wanted == proposal_hand_cards(position, proposal)
-            yield Compared(where, expected.keys, got, legal, same)
+            yield Compared(where, expected.keys, got, legal, same, found.optimal)
             done += 1
         seed += 1

@@ -8,14 +8,17 @@ Three keys, compared in order (docs/validate.md, "Suggestions"):
    the same rank: ``table_change.stands_key``);
 3. the fewest melds before changed (SolveMove's tie-break).
 
-The search is one CP-SAT solve on the turn's own model (``TurnModel``): the hand cards
-outside the proposal's are fixed unlaid, and one weighted objective ranks the keys, each
-unit of a key outweighing every count of the keys after it (the counts are small, so the
-weights cannot overflow or blur the order). The model knows a meld before by its keep
-flag, so key 2 counts there the proposal's melds that are melds before left as they were;
-a proposal meld the player made new is counted on the table found (``SuggestedMove``), not
-searched for (docs/validate.md says so). The move found is re-checked by the referee
-before it is returned: a disagreement is a ``SolverError``.
+The search is one CP-SAT solve on the turn's own model (``TurnModel``), built for a hand of
+only the proposal's hand cards (``_suggestion_model``), with one weighted objective whose
+order is exactly the keys' lexicographic order (``key_weights`` argues why). The model
+knows a meld before by its keep flag, so key 2 counts there the proposal's melds that are
+melds before left as they were; a meld the player made new is counted where the pool or a
+slot could hold it, each wild by its own card (``suggest_melds``). The model's count of a
+new meld is an upper bound (the pool does not say which run a place's card is in), so the
+table read back is dealt so that the melds counted show (``deal_as_proposed``), and the
+brute-force differential checks that the answer's keys are the best
+(``bench.suggest_differential``). The move found is re-checked by the referee before it
+is returned: a disagreement is a ``SolverError``.
 """
 
 from __future__ import annotations
@@ -132,7 +135,13 @@ def suggest_move(
             checked = again
     kept, marks = kept_melds(proposal, checked.move.table)
     same = Counter(checked.verdict.played) == wanted
+    # The model's count of a new proposed meld is an upper bound: where the table shows
+    # fewer melds kept than the model counted, the answer is not proved nearest.
+    weights = key_weights(len(proposal.table), len(tm.variables.kept.keep))
+    keys = (len(checked.verdict.played), len(kept), checked.melds_changed)
+    realized = sum(w * k for w, k in zip(weights, keys, strict=True))
     optimal = budget.optimal and status == cp_model.OPTIMAL
+    optimal = optimal and realized >= round(solver.objective_value)
     note = _found_note(checked, wanted, same, len(kept), len(proposal.table))
     return Suggestion(SuggestedMove(checked, kept, marks, same), note, optimal)
 
