@@ -192,6 +192,9 @@ def test_the_references_import_no_cp_sat() -> None:
         # natural (J♣ for J♠), it takes no wild's value.
         (353040, "AC AD AC AS | JC QC KC AH | JS QC KS", (1, 2, -3)),
         (353064, "AC 2D 3C JC | 3D 3H 3S JK=3 | 3H 4H 5D", (1, 2, -2)),
+        # Each trade tried from the same table: the run 2C 3H 4S JK=5 gives its cards,
+        # not the meld before AD JK=2 3H 4H (key 3).
+        (353123, "AC 2C 4S 3H | AD 2D 3H 4C JK=A JK=2 3D 4H", (5, 1, -1)),
     ],
 )
 def test_r7_vatikan_naturals_trade_as_naturals(

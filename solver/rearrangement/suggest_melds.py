@@ -475,11 +475,12 @@ def deal_as_proposed(
         if shape[0] == "run" and _split_off(ruleset, melds, list(wanted)):
             continue
         best = _nearness(melds, wanted_keys, before)
-        targets = [i for i, meld in enumerate(melds) if _shape(ruleset, meld) == shape]
+        base, base_hand = melds, to_hand  # every trial starts from the same table
+        targets = [i for i, meld in enumerate(base) if _shape(ruleset, meld) == shape]
         for target in targets:
-            trial = [list(meld) for meld in melds]
+            trial = [list(meld) for meld in base]
             _trade_into(ruleset, trial, target, list(wanted), shape, protected)
-            back = list(to_hand)
+            back = list(base_hand)
             _trade_wilds(ruleset, trial, target, _in_order(ruleset, wanted), back, protected)
             if _key(trial[target]) != _key(wanted):
                 continue
