@@ -155,6 +155,25 @@ CASES = [
         (2, 1, -2),
         id="r5-seed-353088-the-lone-wild-as-a-stand-in",
     ),
+    pytest.param(
+        # The 2♣ traded to the run of clubs is the one standing for the 3♣, not the one on
+        # its own place (the table's 2C=2 keeps its value there, R5).
+        4,
+        "2S 2C=2 2C | 9S 9C 9H | QC KC AC",
+        "10C",
+        "AC 2C=A 2S=3C | 9C 9H 9S | 10C 2C=JC QC KC",
+        (1, 2, -2),
+        id="r5-seed-453049-the-2-standing-for-another-rank",
+    ),
+    pytest.param(
+        # A proposed group holding two 2D=A needs two: the trade counts copies.
+        3,
+        "2D AS AD | 3H 3C 3S | AD 2D 3D",
+        "AC",
+        "AC | AD 2D=A 2D=AH | 3C 3D 3H 3S | AD AS",
+        (1, 2, -3),
+        id="r5-seed-453184-two-copies-of-a-wild-in-a-group",
+    ),
 ]
 
 

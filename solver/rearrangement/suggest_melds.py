@@ -608,9 +608,13 @@ def _trade_one(
         here[k] = _standing(want.card, mine.value or want.value)
         return
     for i, meld in _sources(melds, protected):
-        at = next((n for n, tc in enumerate(meld) if tc.card == want.card), None)
-        if i == target or at is None:
+        # A 2 standing for another rank before one standing as itself (which may be a
+        # table wild keeping its value there, R5).
+        spots = [n for n, tc in enumerate(meld) if tc.card == want.card]
+        spots.sort(key=lambda n: _standing(meld[n].card, meld[n].value).value is None)
+        if i == target or not spots:
             continue
+        at = spots[0]
         other = meld[at]
         here[k] = _standing(want.card, mine.value or want.value)
         meld[at] = _moved(mine, other)
@@ -673,7 +677,9 @@ def _trade_into(
             _swap_place(ruleset, melds, target, index, card, shape, protected)
             spot: int | None = index
         else:
-            if any(_same(tc, card) for tc in here):
+            # As many of this card as the proposed group holds so far (two `2D=A`s are two).
+            needed = sum(_same(w, card) for w in want[: index + 1])
+            if sum(_same(tc, card) for tc in here) >= needed:
                 continue
             _swap_group(ruleset, melds, target, card, want, shape, protected)
             spot = next(
@@ -710,6 +716,10 @@ def _trade_stand_in(
         meld[at] = TableCard(wild.card, value)
         melds[target][spot] = TableCard(card.card, None)
         return
+
+
+def _kind(tc: TableCard) -> tuple[Card, bool]:
+    return tc.card, tc.value is None
 
 
 def _same(a: TableCard, b: TableCard) -> bool:
@@ -780,7 +790,9 @@ def _swap_group(
     protected: dict[StandsKey, int],
 ) -> None:
     here = _stand(ruleset, melds[target])
-    spare = next((k for k, tc in enumerate(here) if not any(_same(tc, w) for w in want)), None)
+    # A card of the group beyond the proposed group's copies of it.
+    over = Counter(map(_kind, here)) - Counter(map(_kind, want))
+    spare = next((k for k, tc in enumerate(here) if over[_kind(tc)] > 0), None)
     if spare is None:
         return
     for i, meld in _sources(melds, protected):
