@@ -24,7 +24,6 @@ is returned: a disagreement is a ``SolverError``.
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from ortools.sat.python import cp_model
 
 from solver.core.cards import Card
 from solver.core.rulesets import Ruleset
+from solver.rearrangement import tries
 from solver.rearrangement.budget import Budget
 from solver.rearrangement.model import TurnModel, sum_of, turn_options
 from solver.rearrangement.rebuild import rebuild_move
@@ -117,7 +117,12 @@ def suggest_move(
     laid = _restrict_to(tm, wanted)
     kept_counts = _proposal_melds_kept(tm, position, proposal)
     tm.model.maximize(_nearest_objective(tm, laid, kept_counts, len(proposal.table)))
-    solver, status = _solve_nearest(tm.model, budget)
+    # SolveMove's schedule of tries (lean and usual searches in turn): lean tries only
+    # had a shorter tail on most proposals but took 5 s on one mexe-mexe proposal whose
+    # optimum the usual search proves in 1.4 s (bench/HISTORY.md).
+    solver, status = tries.solve_primary(
+        tm.model, True, budget, probe_last=tm.data.wild_runs_possible
+    )
     budget.record(solver, status, primary=True)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         proved = status == cp_model.INFEASIBLE and budget.optimal
@@ -144,43 +149,6 @@ def suggest_move(
     optimal = optimal and realized >= round(solver.objective_value)
     note = _found_note(checked, wanted, same, len(kept), len(proposal.table))
     return Suggestion(SuggestedMove(checked, kept, marks, same), note, optimal)
-
-
-# The work of each try of the suggestion's solve, all lean (``Budget.solver``); the last
-# has only the time limit.
-NEAREST_TRIES: tuple[float | None, ...] = (0.01, 0.2, None)
-
-
-def _solve_nearest(
-    model: cp_model.CpModel, budget: Budget
-) -> tuple[cp_model.CpSolver, cp_model.CpSolverStatus]:
-    """The weighted optimum, or the best found in time: lean tries with growing work.
-
-    SolveMove's schedule (``tries.solve_primary``) alternates lean tries with CP-SAT's
-    usual search, whose presolve pays off on SolveMove's hardest proofs; on the
-    suggestion's model, whose hand cards are the proposal's few, the usual try mostly
-    failed where the next lean one then proved the optimum. Lean tries only, on the same
-    illegal proposals (``bench.suggest_parts``): the same answers, mexe-mexe's mean CPU
-    35 → 24 ms, its p90 139 → 65 ms, the p50 unchanged (bench/HISTORY.md)."""
-    tried: list[tuple[cp_model.CpSolver, cp_model.CpSolverStatus]] = []
-    for work in NEAREST_TRIES:
-        solver = budget.solver(work=work, lean=True)
-        status = solver.solve(model)
-        tried.append((solver, status))
-        if status in (cp_model.OPTIMAL, cp_model.INFEASIBLE):
-            break
-        if time.monotonic() >= budget.deadline:
-            budget.time_limited = True
-            break
-    found = [t for t in tried if t[1] == cp_model.FEASIBLE]
-    if tried[-1][1] in (cp_model.OPTIMAL, cp_model.INFEASIBLE) or not found:
-        chosen = tried[-1]
-    else:  # out of time: the best any try found
-        chosen = max(found, key=lambda t: t[0].objective_value)
-    for t in tried:
-        if t[0] is not chosen[0]:
-            budget.record(*t, primary=False)
-    return chosen
 
 
 def _suggestion_model(
