@@ -27,16 +27,18 @@ class Compared:
     got: Keys | None
     legal: bool  # the suggestion passed the referee (it always must)
     same_wanted: bool  # both read the same hand cards from the proposal
+    optimal: bool  # the suggestion said it was proved nearest
 
     @property
     def agrees(self) -> bool:
         return self.legal and self.same_wanted and self.expected == self.got
 
 
-def compare(ruleset_id: str, count: int) -> Iterator[Compared]:
-    """``count`` illegal proposals of ``ruleset_id``, each compared."""
+def compare(ruleset_id: str, count: int, seed_base: int = SEED_BASE) -> Iterator[Compared]:
+    """``count`` illegal proposals of ``ruleset_id``, each compared, from positions
+    ``seed_base``, ``seed_base + 1``, ... (``Compared.where`` names the seed)."""
     done = 0
-    seed = SEED_BASE
+    seed = seed_base
     while done < count:
         position = random_position(ruleset_id, seed)
         oracle = Oracle(position)
@@ -52,13 +54,13 @@ def compare(ruleset_id: str, count: int) -> Iterator[Compared]:
                 got = keys_of(position, proposal, table, len(solved.verdict.played))
                 legal = solved.verdict.legal and not oracle.is_illegal(solved.move)
             where = (
-                f"{format_position(position)}\n  proposal: {format_move(proposal)}\n"
+                f"seed {seed}: {format_position(position)}\n  proposal: {format_move(proposal)}\n"
                 f"  reference {expected.keys}: "
                 f"{format_move(expected.witness) if expected.witness else '-'}\n"
                 f"  suggestion {got}: "
                 f"{format_move(found.move.solved.move) if found.move else found.note}"
             )
             same = expected.wanted == proposal_hand_cards(position, proposal)
-            yield Compared(where, expected.keys, got, legal, same)
+            yield Compared(where, expected.keys, got, legal, same, found.optimal)
             done += 1
         seed += 1

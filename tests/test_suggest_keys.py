@@ -6,7 +6,12 @@ from __future__ import annotations
 from collections import Counter
 
 from solver.core.cards import Card, parse_card
-from solver.rearrangement.suggest import kept_melds, proposal_hand_cards, written_out
+from solver.rearrangement.suggest import (
+    kept_melds,
+    key_weights,
+    proposal_hand_cards,
+    written_out,
+)
 from solver.rummy.position import Turn, parse_move, parse_position
 
 
@@ -46,3 +51,23 @@ def test_kept_melds_match_once_in_any_order_with_the_same_wild_ranks() -> None:
     assert marks == (True, True)
     other = parse_move(position, [["7H", "8S", "JK=6"]]).table  # the joker stands for a 6
     assert kept_melds(proposal, other)[0] == ()
+
+
+def test_key_weights_order_moves_as_the_keys_do() -> None:
+    # One weighted solve stands for three lexicographic ones (docs/validate.md,
+    # "Suggestions"): on every pair of key triples in the model's bounds, the weighted sums
+    # compare exactly as (laid, kept, -changed) do.
+    for most_kept in range(4):
+        for melds_before in range(5):
+            a, b, c = key_weights(most_kept, melds_before)
+            triples = [
+                (laid, kept, changed)
+                for laid in range(4)
+                for kept in range(most_kept + 1)
+                for changed in range(melds_before + 1)
+            ]
+            for x in triples:
+                for y in triples:
+                    weighted = a * x[0] + b * x[1] + c * x[2] > a * y[0] + b * y[1] + c * y[2]
+                    lexicographic = (x[0], x[1], -x[2]) > (y[0], y[1], -y[2])
+                    assert weighted == lexicographic, (most_kept, melds_before, x, y)

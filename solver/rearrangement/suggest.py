@@ -8,18 +8,22 @@ Three keys, compared in order (docs/validate.md, "Suggestions"):
    the same rank: ``table_change.stands_key``);
 3. the fewest melds before changed (SolveMove's tie-break).
 
-The search is one CP-SAT solve on the turn's own model (``TurnModel``): the hand cards
-outside the proposal's are fixed unlaid, and one weighted objective ranks the keys, each
-unit of a key outweighing every count of the keys after it (the counts are small, so the
-weights cannot overflow or blur the order). The model knows a meld before by its keep
-flag, so key 2 counts there the proposal's melds that are melds before left as they were;
-a proposal meld the player made new is counted on the table found (``SuggestedMove``), not
-searched for (docs/validate.md says so). The move found is re-checked by the referee
-before it is returned: a disagreement is a ``SolverError``.
+The search is one CP-SAT solve on the turn's own model (``TurnModel``), built for a hand of
+only the proposal's hand cards (``_suggestion_model``), with one weighted objective whose
+order is exactly the keys' lexicographic order (``key_weights`` argues why). The model
+knows a meld before by its keep flag, so key 2 counts there the proposal's melds that are
+melds before left as they were; a meld the player made new is counted where the pool or a
+slot could hold it, each wild by its own card (``suggest_melds``). The model's count of a
+new meld is an upper bound (the pool does not say which run a place's card is in), so the
+table read back is dealt so that the melds counted show (``deal_as_proposed``), and the
+brute-force differential checks that the answer's keys are the best
+(``bench.suggest_differential``). The move found is re-checked by the referee before it
+is returned: a disagreement is a ``SolverError``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,7 +34,7 @@ from solver.core.cards import Card
 from solver.core.rulesets import Ruleset
 from solver.rearrangement import tries
 from solver.rearrangement.budget import Budget
-from solver.rearrangement.model import TurnModel, sum_of
+from solver.rearrangement.model import TurnModel, sum_of, turn_options
 from solver.rearrangement.rebuild import rebuild_move
 from solver.rearrangement.search import (
     DEFAULT_TIME_LIMIT_MS,
@@ -56,6 +60,7 @@ __all__ = [
     "SuggestedMove",
     "Suggestion",
     "kept_melds",
+    "key_weights",
     "proposal_hand_cards",
     "suggest_move",
 ]
@@ -108,10 +113,13 @@ def suggest_move(
     if not play_allowed(position):
         return Suggestion(None, "The turn allows no play (R8), so nothing can be suggested.", True)
     budget = Budget(time_limit_ms)
-    tm, oracle = legal_turn_model(position, budget)
+    tm, oracle = _suggestion_model(position, wanted, budget)
     laid = _restrict_to(tm, wanted)
     kept_counts = _proposal_melds_kept(tm, position, proposal)
-    tm.model.maximize(_nearest_objective(tm, laid, kept_counts))
+    tm.model.maximize(_nearest_objective(tm, laid, kept_counts, len(proposal.table)))
+    # SolveMove's schedule of tries (lean and usual searches in turn): lean tries only
+    # had a shorter tail on most proposals but took 5 s on one mexe-mexe proposal whose
+    # optimum the usual search proves in 1.4 s (bench/HISTORY.md).
     solver, status = tries.solve_primary(
         tm.model, True, budget, probe_last=tm.data.wild_runs_possible
     )
@@ -122,7 +130,7 @@ def suggest_move(
     move = rebuild_move(tm, solver)
     move = Move(move.table, move.to_hand, proposal.knock, move.discard)
     checked = _checked(position, move, oracle, proposal.knock)
-    before = frozenset(_before_key(classified) for classified in position.readings)
+    before = Counter(_before_key(classified) for classified in position.readings)
     dealt = deal_as_proposed(move, proposal, position.ruleset, before)
     if dealt != move:
         # The proposal's runs dealt as proposed: the same counts, so legal as the table
@@ -132,20 +140,49 @@ def suggest_move(
             checked = again
     kept, marks = kept_melds(proposal, checked.move.table)
     same = Counter(checked.verdict.played) == wanted
+    # The model's count of a new proposed meld is an upper bound: where the table shows
+    # fewer melds kept than the model counted, the answer is not proved nearest.
+    weights = key_weights(len(proposal.table), len(tm.variables.kept.keep))
+    keys = (len(checked.verdict.played), len(kept), checked.melds_changed)
+    realized = sum(w * k for w, k in zip(weights, keys, strict=True))
     optimal = budget.optimal and status == cp_model.OPTIMAL
+    optimal = optimal and realized >= round(solver.objective_value)
     note = _found_note(checked, wanted, same, len(kept), len(proposal.table))
     return Suggestion(SuggestedMove(checked, kept, marks, same), note, optimal)
 
 
+def _suggestion_model(
+    position: Position, wanted: Counter[Card], budget: Budget
+) -> tuple[TurnModel, PlacedOracle | None]:
+    """The turn's model, built for a hand of only the proposal's hand cards: no other hand
+    card may be laid (key 1), so the others would only be variables fixed at 0, and the
+    model is the smaller (fewer card codes, runs and places) and faster to build. Nothing
+    else in the model reads the hand: releases need a hand card laid, a swap too, and
+    "went out" is a measure the suggestion does not use (the referee re-checks the move in
+    the whole position). Shangai and manipulation's largest add (R8) is a question about
+    the whole hand, so there the model is the one SolveMove builds."""
+    if position.ruleset.rearrangement.add_must_be_maximal:
+        return legal_turn_model(position, budget)
+    left = Counter(wanted)
+    hand: list[Card] = []
+    for card in position.hand:
+        if left[card] > 0:
+            left[card] -= 1
+            hand.append(card)
+    played_only = dataclasses.replace(position, hand=tuple(hand))
+    max_new_melds = position.ruleset.rearrangement.max_new_melds
+    return TurnModel(played_only, turn_options(played_only, max_new_melds, None)), None
+
+
 def _restrict_to(tm: TurnModel, wanted: Counter[Card]) -> cp_model.LinearExprT:
     """Key 1's constraint and measure: no hand card outside the proposal's is laid, and
-    the count of those laid; at least one (a pass is no suggestion)."""
+    the count of those laid net of swaps (a mexe-mexe 2 laid while its copy goes back to
+    the hand lays nothing, R6), as the verdict's ``played`` counts them; the model already
+    asks for at least one (a pass is no play)."""
     used = tm.variables.hand_used
     for card, var in used.items():
         tm.model.add(var <= wanted[card])
-    laid = sum_of(used.values())
-    tm.model.add(laid >= 1)
-    return laid
+    return tm.variables.played
 
 
 def _proposal_melds_kept(
@@ -173,15 +210,38 @@ def _proposal_melds_kept(
 
 
 def _nearest_objective(
-    tm: TurnModel, laid: cp_model.LinearExprT, kept: Sequence[cp_model.IntVar]
+    tm: TurnModel, laid: cp_model.LinearExprT, kept: Sequence[cp_model.IntVar], melds: int
 ) -> cp_model.LinearExprT:
-    """The three keys as one sum: a card laid outweighs every count of melds kept, a meld
-    kept every count of melds changed (0..melds before)."""
-    changed_room = len(tm.variables.kept.keep) + 1
-    kept_room = (len(kept) + 1) * changed_room
+    """The three keys as one sum, weighted by ``key_weights`` so that its order is the
+    keys' lexicographic order; ``kept`` counts at most the proposal's ``melds`` (each
+    count is at most its meld's copies)."""
+    w_laid, w_kept, w_changed = key_weights(melds, len(tm.variables.kept.keep))
     return cp_model.LinearExpr.weighted_sum(
-        [laid, sum_of(kept), tm.variables.changed], [kept_room, changed_room, -1]
+        [laid, sum_of(kept), tm.variables.changed], [w_laid, w_kept, w_changed]
     )
+
+
+def key_weights(most_kept: int, melds_before: int) -> tuple[int, int, int]:
+    """Weights ``(a, b, c)`` for cards laid, proposal melds kept and melds changed, such
+    that ``a*laid + b*kept + c*changed`` orders moves exactly as the keys (laid, kept,
+    -changed) compared lexicographically, whenever 0 <= kept <= ``most_kept`` and
+    0 <= changed <= ``melds_before`` (the model's own bounds: ``changed`` counts melds
+    before not kept, ``kept`` is a sum of counts each at most its upper bound).
+
+    Why: take c = -1 and b = melds_before + 1. Two moves with equal laid and kept differ by
+    -(changed difference): the fewer changed wins. With equal laid and kept greater by at
+    least 1, the sum gains b * 1 and loses at most melds_before to changed: b - melds_before
+    = 1 > 0. With a = (most_kept + 1) * b and laid greater by at least 1, the sum gains a
+    and loses at most most_kept * b (kept) plus melds_before (changed): a - most_kept * b -
+    melds_before = b - melds_before = 1 > 0. So one exact solve of the weighted sum is the
+    lexicographic optimum, without three re-solves (``tests/test_suggest_keys.py`` checks
+    the order on every key triple in the bounds). The weights stay small (at most
+    (hand + 1) * (proposal melds + 1) * (melds before + 1) in the objective), far inside
+    CP-SAT's 64-bit sums, and the objective is an integer, so CP-SAT's optimum is exact."""
+    w_changed = -1
+    w_kept = melds_before + 1
+    w_laid = (most_kept + 1) * w_kept
+    return w_laid, w_kept, w_changed
 
 
 def _after_key(meld: Meld) -> StandsKey:

@@ -2,7 +2,7 @@
 
 It is deliberately simple and shares nothing with the CP-SAT model
 (``solver.rearrangement.search``): it
-lists every candidate move and lets ``validate_move`` — the referee of R1-R10 — judge each.
+lists every candidate move and lets ``judge_move`` — the referee of R1-R10 — judge each.
 The CP-SAT optima must equal the optima found here. It is meant for tiny positions (about
 12 cards in table and hand, at most two or three wild-capable cards).
 
@@ -50,7 +50,7 @@ play (SPEC §4) plus, in mexe-mexe only, the wild 2s taken back to the hand (R5)
    splits stay candidates.
 
 3. **Legality** — each candidate (after-table, to_hand) is judged by
-   ``validate_move(..., search_rules=False)``: every ruling R1-R10 except the two R8 rules
+   ``judge_move(..., search_rules=False)``: every ruling R1-R10 except the two R8 rules
    that ask a search (MUST_PLAY, ADD_NOT_MAXIMAL), because the validator would answer those
    with the CP-SAT model under test. The reference applies them itself, from its own
    enumeration: in shangai and manipulation a legal play is a meld play (net +1 meld) or an
@@ -90,8 +90,7 @@ from typing import NamedTuple
 
 from solver.core.cards import SUITS, Card, TableCard, WildValue
 from solver.core.rulesets import DrawRule, Ruleset, SuitRule, rank_of_position
-from solver.rearrangement.referee import Verdict
-from solver.rearrangement.search import validate_move
+from solver.rearrangement.referee import Verdict, judge_move
 from solver.rummy.melds import classify
 from solver.rummy.position import Meld, Move, Position
 
@@ -402,8 +401,9 @@ Validator = Callable[[Position, Move], Verdict]
 
 
 def base_validator(position: Position, move: Move) -> Verdict:
-    """``validate_move`` without R8's search rules, which the reference applies itself."""
-    return validate_move(position, move, search_rules=False)
+    """The referee (``judge_move``) without R8's search rules, which the reference applies
+    itself."""
+    return judge_move(position, move, max_placed=None, search_rules=False)
 
 
 @dataclass(frozen=True)
@@ -436,7 +436,7 @@ class Optima:
         return self.most_cards is not None
 
     def max_placed(self, _: Position, max_new_melds: int | None = None) -> int:
-        """R8's search question answered by the reference, in the shape ``validate_move``
+        """R8's search question answered by the reference, in the shape ``judge_move``
         takes as ``max_placed``: the largest add (``max_new_melds=0``) or the largest play."""
         best = self.add_only if max_new_melds == 0 else self.most_cards
         return best.value if best else 0
@@ -657,12 +657,12 @@ def _no_play_turn(
 
 def _cross_check(position: Position, optima: Optima) -> None:
     """The full validator, asking the reference for the largest add, must accept the
-    witnesses: a check of how ``validate_move`` wires R8's search rules."""
+    witnesses: a check of how the referee wires R8's search rules."""
     for name in ("most_cards", "fewest_points", "go_out"):
         found: Best | None = getattr(optima, name)
         if found is None:
             continue
-        verdict = validate_move(position, found.witness.move, max_placed=optima.max_placed)
+        verdict = judge_move(position, found.witness.move, max_placed=optima.max_placed)
         if not verdict.legal:
             optima.notes.append(
                 f"{name} witness {format_move(found.witness.move)} is rejected by the full "

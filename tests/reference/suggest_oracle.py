@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from solver.core.cards import Card, TableCard, WildValue
 from solver.core.rulesets import Ruleset
-from solver.rearrangement.search import validate_move
+from solver.rearrangement.referee import judge_move
 from solver.rummy.melds import classify
 from solver.rummy.position import Meld, Move, Position
 from tests.reference.bruteforce import (
@@ -133,7 +133,7 @@ class Oracle:
         return base_validator(self.position, c.move).legal
 
     def is_illegal(self, proposal: Move) -> bool:
-        verdict = validate_move(self.position, proposal, max_placed=self.max_placed)
+        verdict = judge_move(self.position, proposal, max_placed=self.max_placed)
         return not verdict.legal
 
     def nearest(self, proposal: Move) -> Nearest:

@@ -268,13 +268,22 @@ def _build_run_naturals(
         starts = sorted({a for a, _, _ in shapes})
         ends = sorted({b for _, b, _ in shapes})
         for x in starts:
+            # The runs from ``x`` on, and the window's naturals grown with ``y`` (the same
+            # lists, in the same order, as filtering every run and place per window).
+            after = [(b, run) for a, b, run in shapes if x <= a]
+            window: list[cp_model.LinearExprT] = []
+            last = x - 1
             for y in ends:
                 if y - x + 1 > longest:
                     break
-                inside = [run for a, b, run in shapes if x <= a and b <= y]
+                if y < x:
+                    continue
+                inside = [run for b, run in after if b <= y]
+                for p in range(last + 1, y + 1):
+                    window += naturals.get(p, [])
+                last = y
                 if not inside:
                     continue
-                window = [f for p in range(x, y + 1) for f in naturals.get(p, [])]
                 # A kept run takes the naturals it overlaps, and needs none if inside.
                 terms = [
                     (min(b, y) - max(a, x) + 1 - (x <= a and b <= y)) * k
