@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from solver.core.cards import JOKER_CARD, SUITS, Card, parse_table_card, rank_name
@@ -343,11 +343,7 @@ def fitting_hand(
     stock = Counter(deck)
     stock.subtract(parse_table_card(code).card for meld in spec.table for code in meld)
     runs, groups, releasers = _table_shapes(ruleset, spec.table)
-    suits_of = (
-        (lambda suit: [suit])
-        if ruleset.melds.sequence_suits is SuitRule.SAME_SUIT
-        else (lambda suit: list(SUITS))
-    )
+    suits_of = _run_suits(ruleset)
     allowed = ruleset.sequence_positions
     fits: list[Card] = list(releasers)
     for first, last, suit in runs:
@@ -364,19 +360,7 @@ def fitting_hand(
         fits += [Card(rank, s) for s in SUITS if s not in suits]
     rng.shuffle(fits)
     want = rng.randint(*size)
-    hand: list[Card] = []
-    for card in fits:
-        if len(hand) >= want * 3 // 4:
-            break
-        if stock[card] > 0:
-            stock[card] -= 1
-            hand.append(card)
-    wilds = min(jokers, stock[JOKER_CARD], want - len(hand))
-    naturals = sorted(c for c in stock.elements() if not c.is_joker)
-    hand += rng.sample(naturals, max(0, min(want - len(hand) - wilds, len(naturals))))
-    hand += [JOKER_CARD] * wilds
-    hand.sort(key=lambda c: (c.is_joker, c.rank, c.suit))
-    return dataclasses.replace(spec, hand=tuple(c.code for c in hand))
+    return _with_hand(rng, spec, stock, fits, want, want * 3 // 4, jokers)
 
 
 def rearranging_hand(
@@ -395,11 +379,7 @@ def rearranging_hand(
     stock = Counter(ruleset.deck(spec.players))
     stock.subtract(parse_table_card(code).card for meld in spec.table for code in meld)
     runs, _, releasers = _table_shapes(ruleset, spec.table)
-    suits_of = (
-        (lambda suit: [suit])
-        if ruleset.melds.sequence_suits is SuitRule.SAME_SUIT
-        else (lambda suit: list(SUITS))
-    )
+    suits_of = _run_suits(ruleset)
     allowed = ruleset.sequence_positions
     fits: list[Card] = list(releasers)
     for first, last, suit in runs:
@@ -414,9 +394,30 @@ def rearranging_hand(
     rng.shuffle(fits)
     want = rng.randint(*size)
     share = rng.uniform(3 / 4, 1)
+    return _with_hand(rng, spec, stock, fits, want, round(want * share), jokers)
+
+
+def _run_suits(ruleset: Ruleset) -> Callable[[str], list[str]]:
+    """The suits a card extending a run of ``suit`` may have: that one, or any."""
+    if ruleset.melds.sequence_suits is SuitRule.SAME_SUIT:
+        return lambda suit: [suit]
+    return lambda suit: list(SUITS)
+
+
+def _with_hand(
+    rng: random.Random,
+    spec: PositionSpec,
+    stock: Counter[Card],
+    fits: list[Card],
+    want: int,
+    fitting: int,
+    jokers: int,
+) -> PositionSpec:
+    """``spec`` with a hand of ``want`` cards: up to ``fitting`` of ``fits`` (in their order,
+    while the stock holds them), then up to ``jokers`` jokers and random naturals."""
     hand: list[Card] = []
     for card in fits:
-        if len(hand) >= round(want * share):
+        if len(hand) >= fitting:
             break
         if stock[card] > 0:
             stock[card] -= 1
