@@ -95,3 +95,29 @@ def test_a_position_leaves_the_deck_model_as_it_was() -> None:
     before = str(base.model.proto)
     solve_move(position, Objective.MOST_CARDS, 3)  # a copy, its numbers, three moves' cuts
     assert str(base.model.proto) == before
+
+
+def test_excluding_a_found_table_reads_the_copys_own_bounds() -> None:
+    """``identity.forbid`` (further moves, R6's "a different table") gives a literal of its
+    own only to a variable strictly inside its bounds: the copy's bounds, not the deck
+    model's, so a hand card played in full costs no extra variable."""
+    from ortools.sat.python import cp_model
+
+    from solver.rearrangement import identity
+
+    checked = 0
+    for position in _positions()[:12]:
+        tm = _model(position)
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        if solver.solve(tm.model) != cp_model.OPTIMAL:
+            continue  # no legal play: nothing to exclude
+        checked += 1
+        own = tm.model.proto.variables
+        bounds = [list(own[var.index].domain) for var in identity.structural_vars(tm.variables)]
+        values = [solver.value(var) for var in identity.structural_vars(tm.variables)]
+        inside = sum(b[0] < v < b[-1] for b, v in zip(bounds, values, strict=True))
+        before = len(own)
+        identity.forbid(tm, solver)
+        assert len(tm.model.proto.variables) - before <= inside + 2
+    assert checked >= 6

@@ -29,9 +29,10 @@ def forbid(tm: TurnModel, solver: cp_model.CpSolver) -> None:
     below_top: list[cp_model.LinearExprT] = []
     for var in structural_vars(tm.variables):
         value = int(solver.value(var))
-        # Not ``domain[-1]``: the proto's repeated field does not count from the end
-        # (it read outside the field, so booleans were never seen as such).
-        domain = list(var.proto.domain)
+        # This model's own bounds, not ``var.proto``'s: a model copied from the deck's
+        # (model/deck.py) shares the deck's variables, whose protos keep the deck's bounds.
+        # Not ``domain[-1]`` on the field: it does not count from the end.
+        domain = list(m.proto.variables[var.index].domain)
         lo, hi = domain[0], domain[-1]
         if lo == 0 and hi == 1:
             diffs.append(var if value == 0 else ~var)  # type: ignore[arg-type]
