@@ -27,7 +27,6 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
@@ -40,6 +39,7 @@ from solver.contract.search import (
     turn_data,
 )
 from solver.core.cards import Card, TableCard, sort_key
+from solver.rummy import suggestion
 from solver.rummy.melds import MeldKind
 from solver.rummy.position import Meld, Move, Position
 
@@ -48,23 +48,8 @@ MeldKey = tuple[tuple[str, str], ...]  # sorted (card code, the card a joker sta
 Requirement = tuple[cp_model.IntVar, bool]  # a decision and the value a kept meld needs
 
 
-@dataclass(frozen=True)
-class ContractSuggestedMove:
-    """A legal turn nearest the proposal, and which of the proposal's melds it keeps."""
-
-    solved: ContractSolvedMove
-    kept: tuple[int, ...]  # indices into the proposal's table of the melds kept exactly
-    kept_here: tuple[bool, ...]  # per meld of the suggested table: one of those
-    same_cards: bool  # it lays exactly the proposal's hand cards (key 1 met in full)
-
-
-@dataclass(frozen=True)
-class ContractSuggestion:
-    """The answer: a turn, or none with a sentence saying why; ``optimal`` when proved."""
-
-    move: ContractSuggestedMove | None
-    note: str
-    optimal: bool
+ContractSuggestedMove = suggestion.SuggestedMove[ContractSolvedMove]
+ContractSuggestion = suggestion.Suggestion[ContractSolvedMove]
 
 
 # --- what the proposal laid and which melds it proposed ---------------------------------------

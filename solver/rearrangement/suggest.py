@@ -26,7 +26,6 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
@@ -52,6 +51,7 @@ from solver.rearrangement.suggest_melds import (
     read_meld,
 )
 from solver.rearrangement.turns import PlacedOracle
+from solver.rummy import suggestion
 from solver.rummy.melds import MeldClassification
 from solver.rummy.position import Meld, Move, Position
 from solver.rummy.table_change import StandsKey, stands_key
@@ -66,23 +66,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class SuggestedMove:
-    """A legal move nearest the proposal, and which of the proposal's melds it keeps."""
-
-    solved: SolvedMove
-    kept: tuple[int, ...]  # indices into the proposal's table of the melds kept exactly
-    kept_here: tuple[bool, ...]  # per meld of the suggested table: one of those
-    same_cards: bool  # it plays exactly the proposal's hand cards (key 1 met in full)
-
-
-@dataclass(frozen=True)
-class Suggestion:
-    """The answer: a move, or none with a sentence saying why; ``optimal`` when proved."""
-
-    move: SuggestedMove | None
-    note: str
-    optimal: bool
+SuggestedMove = suggestion.SuggestedMove[SolvedMove]
+Suggestion = suggestion.Suggestion[SolvedMove]
 
 
 def proposal_hand_cards(position: Position, proposal: Move) -> Counter[Card]:
