@@ -1,4 +1,5 @@
-"""Issue 51 with 52's guarantees: a solve beyond the running ones waits its turn in a short
+"""SPEC §5 (overload answers RESOURCE_EXHAUSTED, never a crash; the deadline bounds a call),
+issue 51 with 52's guarantees: a solve beyond the running ones waits its turn in a short
 queue, bounded by its deadline and the queue's length, and the cheap calls never wait
 behind solves (``service.limits.SolveSlots``, the ``solves`` lane of ``service.capacity``).
 

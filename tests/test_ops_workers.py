@@ -1,6 +1,6 @@
-"""``carrossel serve --workers N`` (issue 51) keeps issue 52's guarantees: every worker
-answers, a SIGTERM lets the calls in flight on every worker finish, and the parent and its
-workers all exit 0 (docs/deploy.md)."""
+"""``carrossel serve --workers N`` (issue 51) keeps SPEC §5's shared behaviour and issue
+52's guarantees: every worker answers, a SIGTERM lets the calls in flight on every worker
+finish, and the parent and its workers all exit 0 (docs/deploy.md)."""
 
 from __future__ import annotations
 

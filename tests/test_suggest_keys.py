@@ -1,5 +1,6 @@
-"""The keys of a suggestion read off a proposal (issue #53, docs/validate.md
-"Suggestions"): which hand cards it laid, and which of its melds a table keeps."""
+"""The keys of a suggestion read off a proposal (SPEC §4 ValidateMove `suggest`, issue #53,
+docs/validate.md "Suggestions"): which hand cards it laid, and which of its melds a table
+keeps."""
 
 from __future__ import annotations
 
