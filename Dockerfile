@@ -48,5 +48,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
     CMD ["grpc_health_probe", "-addr=127.0.0.1:50051", "-connect-timeout=2s", "-rpc-timeout=2s"]
 # Listen on every interface of the container; metrics on 9090 (scraped inside the cluster).
 ENTRYPOINT ["carrossel", "serve"]
-# One worker process: a container's affinity mask shows the host's cores, not its CPU quota.
+# One worker process: without a CPU quota (docker run --cpus N) a container sees every core
+# of its host; with a quota, `--workers` may be dropped (its default follows the quota).
 CMD ["--host", "0.0.0.0", "--port", "50051", "--metrics-host", "0.0.0.0", "--metrics-port", "9090", "--workers", "1"]

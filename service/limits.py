@@ -6,7 +6,6 @@ hang or a crash.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections import deque
@@ -16,7 +15,7 @@ from typing import NoReturn
 
 import grpc
 
-from service import metrics
+from service import cores, metrics
 from service.errors import abort_resource_exhausted
 from solver.core import cancel
 from solver.rearrangement.search import DEFAULT_TIME_LIMIT_MS, SearchUndecided, max_cards_placed
@@ -60,7 +59,7 @@ def default_concurrent_solves(processes: int = 1) -> int:
     """One solve per core this process may use, the cores shared among ``processes`` server
     processes: a CP-SAT solve keeps a core busy, and a core left to the OS scheduler is what
     answers the cheap calls (ValidateMove, ScoreRound...) between solves (docs/deploy.md)."""
-    return max(1, len(os.sched_getaffinity(0)) // max(1, processes))
+    return max(1, cores.usable_cores() // max(1, processes))
 
 
 class SolveSlots:

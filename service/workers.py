@@ -31,6 +31,8 @@ from multiprocessing.process import BaseProcess
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from service import cores
+
 if TYPE_CHECKING:
     from service.server import ServeOptions
 
@@ -41,8 +43,9 @@ STOP_TIMEOUT_S = 30.0
 
 
 def default_workers() -> int:
-    """The cores this process may run on (``taskset`` and cgroup CPU sets count)."""
-    return max(1, len(os.sched_getaffinity(0)))
+    """The cores this process may keep busy (``taskset``, cpusets and a cgroup CPU quota
+    count: ``service.cores``)."""
+    return cores.usable_cores()
 
 
 @contextmanager

@@ -22,6 +22,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service import capacity, limits
+from service import cores as service_cores
 from service.server import CarrosselServer, ServeOptions
 from tests.ops_helpers import CARROSSEL_MOVE, error_of, own_server, retry_delay_s
 
@@ -128,7 +129,8 @@ def test_cheap_calls_and_health_never_wait_behind_solves() -> None:
 def test_by_default_each_core_runs_one_solve(
     monkeypatch: pytest.MonkeyPatch, processes: int, cores: int, slots: int
 ) -> None:
-    monkeypatch.setattr(limits.os, "sched_getaffinity", lambda pid: set(range(cores)))
+    monkeypatch.setattr(service_cores.os, "sched_getaffinity", lambda pid: set(range(cores)))
+    monkeypatch.setattr(service_cores, "cgroup_cpu_quota", lambda: None)
     assert limits.default_concurrent_solves(processes) == slots
 
 
