@@ -1,9 +1,10 @@
 """Big legal fishing tables through gRPC (F1-F8, SPEC §5): 30 and 39 single low cards on
-the table (the 56-card deck holds 40 numbered cards). SolvePlay (now and to the deal's end)
-and ValidatePlay (with and without ``suggest``) give an answer whose plays the referee
-accepts, or DEADLINE_EXCEEDED at the call's short deadline; the server serves on afterwards;
-the process's peak memory barely grows (the former listing took 2^n sums: 8 GB at 30
-items). A table the deck cannot hold repeats a card: INVALID_ARGUMENT with BadRequest."""
+the table (the 56-card deck holds 40 numbered cards). SolvePlay answers within the call's
+short deadline; SolvePlay to the deal's end and ValidatePlay (with and without ``suggest``)
+give an answer whose plays the referee accepts, or DEADLINE_EXCEEDED at that deadline; the
+server serves on afterwards; the process's peak memory barely grows (the former listing took
+2^n sums: 8 GB at 30 items). A table the deck cannot hold repeats a card: INVALID_ARGUMENT
+with BadRequest."""
 
 from __future__ import annotations
 
@@ -58,16 +59,18 @@ def peak_before() -> float:
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_f3_f5_solve_play_on_a_big_table_answers_or_meets_its_deadline(
+def test_f3_f5_solve_play_on_a_big_table_answers_within_its_deadline(
     fishing_stub: Any, peak_before: float, size: int
 ) -> None:
+    """The capture search stops at three quarters of the time the deadline leaves
+    (``CAPTURE_SEARCH_SHARE``), so the re-check of its plays still fits: the best found,
+    not proved, rather than DEADLINE_EXCEEDED."""
     position = big_table_proto(size)
     request = fishing_pb2.SolvePlayRequest(position=position, max_plays=3)
-    answer = answered(fishing_stub.SolvePlay, request)
-    if answer is not None:
-        assert answer.plays
-        for solved in answer.plays:
-            legal_again(fishing_stub, position, solved.play)
+    answer = fishing_stub.SolvePlay(request, timeout=SHORT_DEADLINE_S)
+    assert answer.plays
+    for solved in answer.plays:
+        legal_again(fishing_stub, position, solved.play)
 
 
 @pytest.mark.parametrize("size", SIZES)
