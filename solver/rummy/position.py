@@ -202,12 +202,17 @@ def parse_position(
         ruleset, ((f"hand[{i}]", c) for i, c in enumerate(hand_cards) if c.special), errors
     )
     readings: list[MeldClassification] = []
+    table_cards = [tc.card for meld in melds for tc in meld]
     counts = Counter(hand_cards)
+    counts.update(table_cards)
+    # A table without a special card (most) has nothing check_playable could name.
+    any_special = any(card.special for card in table_cards)
     for m, meld in enumerate(melds):
-        cards = [tc.card for tc in meld]
-        counts.update(cards)
-        specials = ((f"table[{m}].cards[{c}]", x) for c, x in enumerate(cards) if x.special)
-        check_playable(ruleset, specials, errors)
+        if any_special:
+            specials = (
+                (f"table[{m}].cards[{c}]", tc.card) for c, tc in enumerate(meld) if tc.card.special
+            )
+            check_playable(ruleset, specials, errors)
         verdict = _classify_table_meld(ruleset, meld)
         if not verdict.ok:
             _report_invalid_meld(ruleset, m, meld, verdict.reason, errors)
@@ -241,17 +246,20 @@ def parse_move(
             discard_card = parse_card(discard)
         except NotationError as exc:
             errors.add("discard", str(exc))
+    # Only a special card can be foreign to the deck (as in parse_position): paths are
+    # written for those alone.
     check_playable(
         ruleset,
         (
             (f"table[{m}].cards[{c}]", tc.card)
             for m, meld in enumerate(melds)
             for c, tc in enumerate(meld)
+            if tc.card.special
         ),
         errors,
     )
-    check_playable(ruleset, ((f"to_hand[{i}]", c) for i, c in enumerate(back)), errors)
-    counts = Counter(tc.card for meld in melds for tc in meld)
+    check_playable(ruleset, ((f"to_hand[{i}]", c) for i, c in enumerate(back) if c.special), errors)
+    counts = Counter([tc.card for meld in melds for tc in meld])
     check_counts(ruleset, position.players, counts, "table", errors)
     errors.raise_if_any()
     return Move(tuple(melds), tuple(back), knock, discard_card)
