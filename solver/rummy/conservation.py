@@ -92,6 +92,8 @@ def count_flow(position: Position, move: Move) -> CardFlow:
     stays = _excess(before, back)
     wild_before: Counter[Card] = Counter()
     for meld, reading in zip(position.table, table_readings(position), strict=True):
+        if True not in reading.wild:  # most melds hold no wild: no card to look at
+            continue
         for tc, is_wild in zip(meld, reading.wild, strict=True):
             if is_wild:
                 wild_before[tc.card] += 1

@@ -248,7 +248,7 @@ def readings(ruleset: Ruleset, cards: Sequence[TableCard]) -> list[Reading]:
     return sorted(found.values(), key=lambda r: -r.naturals)
 
 
-class _RulesetKey:
+class RulesetKey:
     """A ruleset as a cache key. ``Ruleset`` is not hashable (it holds mappings): the key
     hashes its ``id`` and compares rulesets by value, identity first (the usual case)."""
 
@@ -262,20 +262,20 @@ class _RulesetKey:
         return self._hash
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _RulesetKey):
+        if not isinstance(other, RulesetKey):
             return NotImplemented
         return other.ruleset is self.ruleset or other.ruleset == self.ruleset
 
 
 def classify(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldClassification:
     """Decide sequence / group / invalid (with the reason) / ambiguous for one meld."""
-    return _classify_cached(_RulesetKey(ruleset), tuple(cards))
+    return _classify_cached(RulesetKey(ruleset), tuple(cards))
 
 
 # A verdict is a pure function of immutable inputs, and most melds of a move are the
 # table's own, already classified when the position was parsed: they cost a lookup.
 @functools.lru_cache(maxsize=CLASSIFY_CACHE_SIZE)
-def _classify_cached(key: _RulesetKey, meld: tuple[TableCard, ...]) -> MeldClassification:
+def _classify_cached(key: RulesetKey, meld: tuple[TableCard, ...]) -> MeldClassification:
     return _classify(key.ruleset, meld)
 
 
