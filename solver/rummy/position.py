@@ -7,6 +7,7 @@ per problem, relative to the position (``table[2].cards[1]``, ``hand[0]``, ``pla
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +17,13 @@ from solver.core.cards import Card, TableCard, parse_card, parse_table_card
 from solver.core.errors import InvalidRequest, NotationError, ProblemCollector
 from solver.core.registry import service_of
 from solver.core.rulesets import RULESETS, Ruleset, get_ruleset
-from solver.rummy.melds import MeldClassification, classify, foreign_card, value_on_natural
+from solver.rummy.melds import (
+    MeldClassification,
+    RulesetKey,
+    classify,
+    foreign_card,
+    value_on_natural,
+)
 
 Meld = tuple[TableCard, ...]
 
@@ -48,7 +55,7 @@ class Position:
     readings: tuple[MeldClassification, ...] = ()  # the table's melds, classified
 
     def table_cards(self) -> Counter[Card]:
-        return Counter(tc.card for meld in self.table for tc in meld)
+        return Counter([tc.card for meld in self.table for tc in meld])
 
 
 @dataclass(frozen=True)
@@ -61,7 +68,7 @@ class Move:
     discard: Card | None = None
 
     def table_cards(self) -> Counter[Card]:
-        return Counter(tc.card for meld in self.table for tc in meld)
+        return Counter([tc.card for meld in self.table for tc in meld])
 
 
 def resolve_ruleset(ruleset_id: str, players: int, errors: ProblemCollector) -> Ruleset | None:
@@ -130,7 +137,7 @@ def check_counts(
 ) -> None:
     """No more copies of a card than the deck holds (R1); ``path`` names the field, or gives
     it per card. A card foreign to the deck is ``check_playable``'s to name, once."""
-    deck = ruleset.deck(players)
+    deck = _deck(RulesetKey(ruleset), players)
     if not deck:
         return
     excess = ((c, n) for c, n in counts.items() if n > deck[c] and not foreign_card(ruleset, c))
@@ -140,6 +147,13 @@ def check_counts(
             f"{count} copies of {card.code}, but the {ruleset.id} deck for {players} "
             f"players has {deck[card]}",
         )
+
+
+# Read twice per ValidateMove (the position, the move) and never changed: made once per
+# ruleset and player count, not a Counter of the whole deck per call.
+@functools.lru_cache(maxsize=256)
+def _deck(key: RulesetKey, players: int) -> Counter[Card]:
+    return key.ruleset.deck(players)
 
 
 def check_deal_number(ruleset: Ruleset, deal: int, path: str, errors: ProblemCollector) -> None:
