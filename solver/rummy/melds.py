@@ -267,9 +267,25 @@ class RulesetKey:
         return other.ruleset is self.ruleset or other.ruleset == self.ruleset
 
 
+_KEYS: dict[int, RulesetKey] = {}
+_MOST_KEYS = 1024  # rulesets are module constants; tests make a few hundred more at most
+
+
+def ruleset_key(ruleset: Ruleset) -> RulesetKey:
+    """The one key of this ruleset object: a cache lookup then finds its entry by identity,
+    without comparing rulesets (a call looks up some fifty melds). The key holds the
+    ruleset, so its ``id`` is never another's while the key is kept."""
+    key = _KEYS.get(id(ruleset))
+    if key is None:
+        if len(_KEYS) >= _MOST_KEYS:
+            _KEYS.clear()
+        key = _KEYS[id(ruleset)] = RulesetKey(ruleset)
+    return key
+
+
 def classify(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldClassification:
     """Decide sequence / group / invalid (with the reason) / ambiguous for one meld."""
-    return _classify_cached(RulesetKey(ruleset), tuple(cards))
+    return _classify_cached(ruleset_key(ruleset), tuple(cards))
 
 
 # A verdict is a pure function of immutable inputs, and most melds of a move are the

@@ -22,6 +22,7 @@ from solver.rummy.melds import (
     RulesetKey,
     classify,
     foreign_card,
+    ruleset_key,
     value_on_natural,
 )
 
@@ -90,6 +91,10 @@ def resolve_ruleset(ruleset_id: str, players: int, errors: ProblemCollector) -> 
 
 
 def parse_cards(texts: Sequence[str], path: str, errors: ProblemCollector) -> list[Card]:
+    try:  # every code readable (the usual case): no loop in Python
+        return list(map(parse_card, texts))
+    except NotationError:
+        pass  # read again one by one, naming each bad code
     cards: list[Card] = []
     for i, text in enumerate(texts):
         try:
@@ -108,6 +113,11 @@ def parse_melds(melds: Sequence[Sequence[str]], path: str, errors: ProblemCollec
         if len(meld) > MAX_CARDS_PER_MELD:
             errors.add(f"{path}[{m}].cards", f"at most {MAX_CARDS_PER_MELD} cards in a meld")
             continue
+        try:  # every code readable (the usual case): no loop in Python
+            out.append(tuple(map(parse_table_card, meld)))
+            continue
+        except NotationError:
+            pass  # read again one by one, naming each bad code
         parsed: list[TableCard] = []
         for c, text in enumerate(meld):
             try:
@@ -137,7 +147,7 @@ def check_counts(
 ) -> None:
     """No more copies of a card than the deck holds (R1); ``path`` names the field, or gives
     it per card. A card foreign to the deck is ``check_playable``'s to name, once."""
-    deck = _deck(RulesetKey(ruleset), players)
+    deck = _deck(ruleset_key(ruleset), players)
     if not deck:
         return
     excess = ((c, n) for c, n in counts.items() if n > deck[c] and not foreign_card(ruleset, c))

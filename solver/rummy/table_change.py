@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from solver.core.cards import Card, TableCard, WildValue
 from solver.core.rulesets import Ruleset
-from solver.rummy.melds import CLASSIFY_CACHE_SIZE, MeldClassification, RulesetKey
+from solver.rummy.melds import CLASSIFY_CACHE_SIZE, MeldClassification, RulesetKey, ruleset_key
 from solver.rummy.position import Meld, Position
 
 MeldKey = tuple[str, ...]
@@ -29,7 +29,7 @@ MeldKey = tuple[str, ...]
 def meld_key(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldKey:
     """The identity of a meld: its card codes, sorted when it can only be a group (its cards
     that cannot be wild share one rank): a group's order means nothing (R3)."""
-    return _meld_key_cached(RulesetKey(ruleset), tuple(cards))
+    return _meld_key_cached(ruleset_key(ruleset), tuple(cards))
 
 
 # A pure function of immutable inputs asked twice per meld and call (the table before and
