@@ -18,15 +18,25 @@ was idle wakes up), in interleaved rounds, so a busy moment of a shared machine 
 alike. Per line: calls, p50/p90/p99 ms, and the server's CPU per call (``/proc``), which
 a shared machine disturbs less than the wall time.
 
+``--parts`` starts no server: it times the servicer's parts in this process, in CPU time
+(``time.process_time_ns``), per ruleset: the request's bounds (``service.bounds``), its
+parse, the referee (with shangai and manipulation's searches), the answer; ``--profile N``
+adds cProfile's top N entries by own time.
+
     .venv/bin/python -m bench.validate_bench
     .venv/bin/python -m bench.validate_bench --n 10 --rounds 5 --gap-ms 5 --workers 2
     .venv/bin/python -m bench.validate_bench --target 127.0.0.1:50051   # a running server
+    .venv/bin/python -m bench.validate_bench --parts --profile 15
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import gc
+import io
 import os
+import pstats
 import random
 import subprocess
 import sys
@@ -42,7 +52,10 @@ from bench.over_grpc import free_port, position_proto, wait_serving
 from bench.positions import HAND_SIZES, SIZES, PositionSpec, random_position
 from bench.solve_bench import machine, percentile
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
+from service import bounds
+from service.limits import bounded_search
 from service.rummy.convert import move_to_proto, validate_move_call
+from service.rummy.validate_move import verdict_to_proto
 from solver.core.errors import InvalidRequest
 from solver.core.rulesets import RULESETS, Family
 from solver.rearrangement.search import solve_move, validate_move
@@ -272,6 +285,85 @@ def _order(key: tuple[str, str, str]) -> tuple[int, str, int, str]:
     return (names.index(name), gap, label != "all", label)
 
 
+# --- in process: where a call's CPU goes ------------------------------------------------
+
+PARTS = ("bounds", "parse", "referee", "answer")
+
+
+class _Context:
+    """The little of a ServicerContext that ValidateMove reads without ``suggest``."""
+
+    def time_remaining(self) -> float:
+        return 60.0
+
+    def abort(self, code: grpc.StatusCode, details: str) -> None:
+        raise RuntimeError(f"{code}: {details}")
+
+
+def _batch_parts(wires: Sequence[bytes], context: _Context) -> dict[str, int]:
+    """The servicer's work (``RummyServicer.ValidateMove``) on every request, one part at a
+    time over the whole batch: the CPU clock is a system call of several µs here, read
+    once per part, not per call."""
+    spent: dict[str, int] = {}
+    start = time.process_time_ns()
+    requests = [rummy_pb2.ValidateMoveRequest.FromString(wire) for wire in wires]
+    for request in requests:
+        bounds.check(request)
+    spent["bounds"] = time.process_time_ns() - start
+    start = time.process_time_ns()
+    parsed = [validate_move_call(request) for request in requests]
+    spent["parse"] = time.process_time_ns() - start
+    start = time.process_time_ns()
+    oracle = bounded_search(context)  # type: ignore[arg-type]
+    verdicts = [
+        validate_move(call.position, call.move, max_placed=oracle)
+        for call in parsed
+        if call.move is not None
+    ]
+    spent["referee"] = time.process_time_ns() - start
+    start = time.process_time_ns()
+    for verdict in verdicts:
+        verdict_to_proto(verdict).SerializeToString()
+    spent["answer"] = time.process_time_ns() - start
+    return spent
+
+
+def cpu_parts(calls: Sequence[Proposal], rounds: int, profile_top: int) -> list[str]:
+    """CPU µs per call and part (means over warm rounds; the first round warms the caches),
+    per ruleset, and cProfile's top entries by own time over one more round."""
+    context = _Context()
+    # As `carrossel serve` does (service.server): what is alive now is never collected, so a
+    # full collection (tens of ms here) does not land on whichever part runs then.
+    gc.collect()
+    gc.freeze()
+    by_ruleset: dict[str, list[bytes]] = defaultdict(list)
+    for proposal in calls:
+        by_ruleset[proposal.ruleset].append(proposal.request.SerializeToString())
+    spent: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(PARTS, 0))
+    for round_ in range(rounds + 1):
+        for ruleset, wires in by_ruleset.items():
+            batch = _batch_parts(wires, context)
+            if round_:
+                for part, ns in batch.items():
+                    spent[ruleset][part] += ns
+    head = f"{'ruleset':<14}" + "".join(f"{p:>9}" for p in PARTS) + f"{'total':>9}"
+    lines = ["CPU µs per call in process, mean over warm rounds", head]
+    for ruleset, by_part in spent.items():
+        n = rounds * len(by_ruleset[ruleset])
+        cells = "".join(f"{by_part[p] / n / 1000:>9.0f}" for p in PARTS)
+        lines.append(f"{ruleset:<14}{cells}{sum(by_part.values()) / n / 1000:>9.0f}")
+    if profile_top:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for wires in by_ruleset.values():
+            _batch_parts(wires, context)
+        profiler.disable()
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(profile_top)
+        lines.append(out.getvalue().rstrip())
+    return lines
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=20, help="positions per ruleset")
@@ -282,6 +374,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="carrossel serve --workers")
     parser.add_argument("--target", help="host:port of a running carrossel server (loopback)")
     parser.add_argument("--no-echo", action="store_true", help="time ValidateMove only")
+    parser.add_argument(
+        "--parts", action="store_true", help="no servers: CPU per part of a call in process"
+    )
+    parser.add_argument("--profile", type=int, default=0, help="with --parts: cProfile's top N")
     parser.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--intercepted", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -298,6 +394,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"of {args.rulesets}; {args.rounds} rounds, workers {args.workers}",
         flush=True,
     )
+    if args.parts:
+        for line in cpu_parts(calls, args.rounds, args.profile):
+            print(line)
+        return 0
     targets = [carrossel_target(args.target, args.workers)]
     if not args.no_echo:
         targets = [echo_target(False), echo_target(True), *targets]
