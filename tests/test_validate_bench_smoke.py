@@ -35,3 +35,14 @@ def test_proposals_are_what_they_say() -> None:
         call = validate_move_call(proposal.request)
         assert call.move is not None
         assert validate_move(call.position, call.move).legal is proposal.legal
+
+
+def test_parts_prints_a_row_per_ruleset_and_the_profile(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--parts", "--n", "1", "--rounds", "1", "--rulesets", "rummikub", "--profile", "3"]
+    assert validate_bench.main(argv) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^ruleset +bounds +parse +referee +answer +total$", out, re.MULTILINE), out
+    assert re.search(r"^rummikub( +\d+){5}$", out, re.MULTILINE), out
+    assert "Ordered by: internal time" in out, out
