@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+
 from carrossel.v1 import rummy_pb2
 from service.convert import check_code_count, codes, enum_to_proto
 from solver.contract.draw import parse_discard_top
@@ -47,11 +49,12 @@ def position_from_proto(position: rummy_pb2.RummyPosition, field: str = "positio
     """Parse a RummyPosition, or raise InvalidRequest with paths under ``field``."""
     check_code_count(_position_code_count(position), field)
     try:
+        # The repeated fields are sequences already: parsing reads them in place.
         return parse_position(
             position.ruleset,
             position.players,
-            [list(m.cards) for m in position.table],
-            list(position.hand),
+            [m.cards for m in position.table],
+            position.hand,
             turn_from_proto(position.turn),
         )
     except InvalidRequest as error:
@@ -63,11 +66,7 @@ def move_from_proto(position: Position, move: rummy_pb2.RummyMove, field: str = 
     check_code_count(_move_code_count(move), field)
     try:
         return parse_move(
-            position,
-            [list(m.cards) for m in move.table],
-            list(move.to_hand),
-            move.knock,
-            move.discard,
+            position, [m.cards for m in move.table], move.to_hand, move.knock, move.discard
         )
     except InvalidRequest as error:
         raise error.prefixed(field) from error
@@ -79,6 +78,17 @@ def meld_to_proto(meld: Sequence[TableCard]) -> rummy_pb2.Meld:
 
 def table_to_proto(table: Iterable[Meld]) -> list[rummy_pb2.Meld]:
     return [meld_to_proto(m) for m in table]
+
+
+def add_table(
+    melds: RepeatedCompositeFieldContainer[rummy_pb2.Meld], table: Iterable[Meld]
+) -> None:
+    """Append ``table`` to a response's repeated melds in place: a list of ``Meld`` messages
+    given to a constructor is copied message by message, twice the work (an answer's
+    table is most of its size)."""
+    add = melds.add
+    for meld in table:
+        add().cards.extend([tc.code for tc in meld])
 
 
 def move_to_proto(move: Move) -> rummy_pb2.RummyMove:

@@ -26,7 +26,7 @@ NOT_FOR_CONTRACT = "No suggestion: nearest legal moves are not for carioca yet."
 
 def verdict_to_proto(verdict: Verdict | ContractVerdict) -> rummy_pb2.ValidateMoveResponse:
     """The response message of a verdict (carioca's too: it has no knock)."""
-    return rummy_pb2.ValidateMoveResponse(
+    response = rummy_pb2.ValidateMoveResponse(
         legal=verdict.legal,
         violations=[convert.violation_to_proto(v) for v in verdict.violations],
         played=codes(verdict.played),
@@ -34,8 +34,9 @@ def verdict_to_proto(verdict: Verdict | ContractVerdict) -> rummy_pb2.ValidateMo
         hand_points_after=verdict.hand_points_after,
         went_out=verdict.went_out,
         knock_eligible=verdict.knock_eligible,
-        table=convert.table_to_proto(verdict.table),
     )
+    convert.add_table(response.table, verdict.table)
+    return response
 
 
 def handle(

@@ -120,7 +120,8 @@ def judge_move(
 
     net = len(move.table) - len(position.table)
     laid_any = flow.laid_any
-    taken_back = Counter(move.to_hand) - flow.swapped  # a swap takes nothing back
+    # A swap takes nothing back; most moves send nothing back at all.
+    taken_back = bool(move.to_hand) and bool(Counter(move.to_hand) - flow.swapped)
     is_pass = not change.changed and not laid_any and not taken_back
     violations.extend(_play_violations(position, move, change, net, laid_any))
     if is_pass:
@@ -343,20 +344,28 @@ def _judge(
     after = [AfterMeld(meld, r) for meld, r in zip(move.table, readings, strict=True)]
     outcome = account_wilds(position, after, flow)
     violations = list(outcome.violations)
-    before_groups = sum(1 for r in table_readings(position) if r.kind is MeldKind.GROUP)
-    violations.extend(first_meld_violations(position, move.table, readings, before_groups, change))
+    if _first_meld_rule_applies(position):  # vatikan's rule alone reads the groups before
+        before_groups = sum(1 for r in table_readings(position) if r.kind is MeldKind.GROUP)
+        violations.extend(
+            first_meld_violations(position, move.table, readings, before_groups, change)
+        )
     violations.extend(
         opening_value_violations(position, move.table, readings, change, played_count)
     )
-    table: list[Meld] = []
-    for j, (meld, reading) in enumerate(zip(move.table, readings, strict=True)):
-        if reading is None:
-            table.append(meld)
-            continue
-        normal = list(reading.normalized(meld))
-        for k, tc in enumerate(normal):
-            carried = outcome.values.get((j, k))
-            if carried is not None:
-                normal[k] = TableCard(tc.card, carried)
-        table.append(tuple(normal))
+    table = [
+        meld if reading is None else reading.normalized(meld)
+        for meld, reading in zip(move.table, readings, strict=True)
+    ]
+    # A wild carried into a group keeps the suit it stood for (R4): written where it is.
+    for (j, k), carried in outcome.values.items():
+        if readings[j] is not None:
+            normal = list(table[j])
+            normal[k] = TableCard(normal[k].card, carried)
+            table[j] = tuple(normal)
     return _TableReading(readings, tuple(violations), tuple(table))
+
+
+def _first_meld_rule_applies(position: Position) -> bool:
+    """Whether R7's first meld rule (``first_meld_violations``) can object to this turn."""
+    rules = position.ruleset.rearrangement
+    return rules.first_meld_sequence and not position.turn.has_melded_sequence

@@ -89,9 +89,11 @@ def count_flow(position: Position, move: Move) -> CardFlow:
     after = move.table_cards()
     to_hand = Counter(move.to_hand)
     back = to_hand & before
-    stays = _excess(before, back)
+    stays = _excess(before, back) if back else before  # most moves send nothing back
     wild_before: Counter[Card] = Counter()
     for meld, reading in zip(position.table, table_readings(position), strict=True):
+        if True not in reading.wild:  # most melds hold no wild: no card to look at
+            continue
         for tc, is_wild in zip(meld, reading.wild, strict=True):
             if is_wild:
                 wild_before[tc.card] += 1

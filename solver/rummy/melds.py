@@ -248,7 +248,7 @@ def readings(ruleset: Ruleset, cards: Sequence[TableCard]) -> list[Reading]:
     return sorted(found.values(), key=lambda r: -r.naturals)
 
 
-class _RulesetKey:
+class RulesetKey:
     """A ruleset as a cache key. ``Ruleset`` is not hashable (it holds mappings): the key
     hashes its ``id`` and compares rulesets by value, identity first (the usual case)."""
 
@@ -262,20 +262,36 @@ class _RulesetKey:
         return self._hash
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, _RulesetKey):
+        if not isinstance(other, RulesetKey):
             return NotImplemented
         return other.ruleset is self.ruleset or other.ruleset == self.ruleset
 
 
+_KEYS: dict[int, RulesetKey] = {}
+_MOST_KEYS = 1024  # rulesets are module constants; tests make a few hundred more at most
+
+
+def ruleset_key(ruleset: Ruleset) -> RulesetKey:
+    """The one key of this ruleset object: a cache lookup then finds its entry by identity,
+    without comparing rulesets (a call looks up some fifty melds). The key holds the
+    ruleset, so its ``id`` is never another's while the key is kept."""
+    key = _KEYS.get(id(ruleset))
+    if key is None:
+        if len(_KEYS) >= _MOST_KEYS:
+            _KEYS.clear()
+        key = _KEYS[id(ruleset)] = RulesetKey(ruleset)
+    return key
+
+
 def classify(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldClassification:
     """Decide sequence / group / invalid (with the reason) / ambiguous for one meld."""
-    return _classify_cached(_RulesetKey(ruleset), tuple(cards))
+    return _classify_cached(ruleset_key(ruleset), tuple(cards))
 
 
 # A verdict is a pure function of immutable inputs, and most melds of a move are the
 # table's own, already classified when the position was parsed: they cost a lookup.
 @functools.lru_cache(maxsize=CLASSIFY_CACHE_SIZE)
-def _classify_cached(key: _RulesetKey, meld: tuple[TableCard, ...]) -> MeldClassification:
+def _classify_cached(key: RulesetKey, meld: tuple[TableCard, ...]) -> MeldClassification:
     return _classify(key.ruleset, meld)
 
 

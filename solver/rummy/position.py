@@ -7,6 +7,7 @@ per problem, relative to the position (``table[2].cards[1]``, ``hand[0]``, ``pla
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +17,14 @@ from solver.core.cards import Card, TableCard, parse_card, parse_table_card
 from solver.core.errors import InvalidRequest, NotationError, ProblemCollector
 from solver.core.registry import service_of
 from solver.core.rulesets import RULESETS, Ruleset, get_ruleset
-from solver.rummy.melds import MeldClassification, classify, foreign_card, value_on_natural
+from solver.rummy.melds import (
+    MeldClassification,
+    RulesetKey,
+    classify,
+    foreign_card,
+    ruleset_key,
+    value_on_natural,
+)
 
 Meld = tuple[TableCard, ...]
 
@@ -48,7 +56,7 @@ class Position:
     readings: tuple[MeldClassification, ...] = ()  # the table's melds, classified
 
     def table_cards(self) -> Counter[Card]:
-        return Counter(tc.card for meld in self.table for tc in meld)
+        return Counter([tc.card for meld in self.table for tc in meld])
 
 
 @dataclass(frozen=True)
@@ -61,7 +69,7 @@ class Move:
     discard: Card | None = None
 
     def table_cards(self) -> Counter[Card]:
-        return Counter(tc.card for meld in self.table for tc in meld)
+        return Counter([tc.card for meld in self.table for tc in meld])
 
 
 def resolve_ruleset(ruleset_id: str, players: int, errors: ProblemCollector) -> Ruleset | None:
@@ -83,6 +91,10 @@ def resolve_ruleset(ruleset_id: str, players: int, errors: ProblemCollector) -> 
 
 
 def parse_cards(texts: Sequence[str], path: str, errors: ProblemCollector) -> list[Card]:
+    try:  # every code readable (the usual case): no loop in Python
+        return list(map(parse_card, texts))
+    except NotationError:
+        pass  # read again one by one, naming each bad code
     cards: list[Card] = []
     for i, text in enumerate(texts):
         try:
@@ -101,6 +113,11 @@ def parse_melds(melds: Sequence[Sequence[str]], path: str, errors: ProblemCollec
         if len(meld) > MAX_CARDS_PER_MELD:
             errors.add(f"{path}[{m}].cards", f"at most {MAX_CARDS_PER_MELD} cards in a meld")
             continue
+        try:  # every code readable (the usual case): no loop in Python
+            out.append(tuple(map(parse_table_card, meld)))
+            continue
+        except NotationError:
+            pass  # read again one by one, naming each bad code
         parsed: list[TableCard] = []
         for c, text in enumerate(meld):
             try:
@@ -130,7 +147,7 @@ def check_counts(
 ) -> None:
     """No more copies of a card than the deck holds (R1); ``path`` names the field, or gives
     it per card. A card foreign to the deck is ``check_playable``'s to name, once."""
-    deck = ruleset.deck(players)
+    deck = _deck(ruleset_key(ruleset), players)
     if not deck:
         return
     excess = ((c, n) for c, n in counts.items() if n > deck[c] and not foreign_card(ruleset, c))
@@ -140,6 +157,13 @@ def check_counts(
             f"{count} copies of {card.code}, but the {ruleset.id} deck for {players} "
             f"players has {deck[card]}",
         )
+
+
+# Read twice per ValidateMove (the position, the move) and never changed: made once per
+# ruleset and player count, not a Counter of the whole deck per call.
+@functools.lru_cache(maxsize=256)
+def _deck(key: RulesetKey, players: int) -> Counter[Card]:
+    return key.ruleset.deck(players)
 
 
 def check_deal_number(ruleset: Ruleset, deal: int, path: str, errors: ProblemCollector) -> None:
@@ -202,12 +226,17 @@ def parse_position(
         ruleset, ((f"hand[{i}]", c) for i, c in enumerate(hand_cards) if c.special), errors
     )
     readings: list[MeldClassification] = []
+    table_cards = [tc.card for meld in melds for tc in meld]
     counts = Counter(hand_cards)
+    counts.update(table_cards)
+    # A table without a special card (most) has nothing check_playable could name.
+    any_special = any(card.special for card in table_cards)
     for m, meld in enumerate(melds):
-        cards = [tc.card for tc in meld]
-        counts.update(cards)
-        specials = ((f"table[{m}].cards[{c}]", x) for c, x in enumerate(cards) if x.special)
-        check_playable(ruleset, specials, errors)
+        if any_special:
+            specials = (
+                (f"table[{m}].cards[{c}]", tc.card) for c, tc in enumerate(meld) if tc.card.special
+            )
+            check_playable(ruleset, specials, errors)
         verdict = _classify_table_meld(ruleset, meld)
         if not verdict.ok:
             _report_invalid_meld(ruleset, m, meld, verdict.reason, errors)
@@ -241,17 +270,20 @@ def parse_move(
             discard_card = parse_card(discard)
         except NotationError as exc:
             errors.add("discard", str(exc))
+    # Only a special card can be foreign to the deck (as in parse_position): paths are
+    # written for those alone.
     check_playable(
         ruleset,
         (
             (f"table[{m}].cards[{c}]", tc.card)
             for m, meld in enumerate(melds)
             for c, tc in enumerate(meld)
+            if tc.card.special
         ),
         errors,
     )
-    check_playable(ruleset, ((f"to_hand[{i}]", c) for i, c in enumerate(back)), errors)
-    counts = Counter(tc.card for meld in melds for tc in meld)
+    check_playable(ruleset, ((f"to_hand[{i}]", c) for i, c in enumerate(back) if c.special), errors)
+    counts = Counter([tc.card for meld in melds for tc in meld])
     check_counts(ruleset, position.players, counts, "table", errors)
     errors.raise_if_any()
     return Move(tuple(melds), tuple(back), knock, discard_card)

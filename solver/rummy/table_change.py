@@ -13,13 +13,14 @@ A meld's identity is asked two ways, both here:
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from solver.core.cards import Card, TableCard, WildValue
 from solver.core.rulesets import Ruleset
-from solver.rummy.melds import MeldClassification
+from solver.rummy.melds import CLASSIFY_CACHE_SIZE, MeldClassification, RulesetKey, ruleset_key
 from solver.rummy.position import Meld, Position
 
 MeldKey = tuple[str, ...]
@@ -28,6 +29,14 @@ MeldKey = tuple[str, ...]
 def meld_key(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldKey:
     """The identity of a meld: its card codes, sorted when it can only be a group (its cards
     that cannot be wild share one rank): a group's order means nothing (R3)."""
+    return _meld_key_cached(ruleset_key(ruleset), tuple(cards))
+
+
+# A pure function of immutable inputs asked twice per meld and call (the table before and
+# after): a lookup costs a third of working the key out again.
+@functools.lru_cache(maxsize=CLASSIFY_CACHE_SIZE)
+def _meld_key_cached(key: RulesetKey, cards: tuple[TableCard, ...]) -> MeldKey:
+    ruleset = key.ruleset
     codes = tuple([tc.card.code for tc in cards])
     rank = None
     for tc in cards:

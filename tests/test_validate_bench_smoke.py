@@ -1,0 +1,48 @@
+"""bench/validate_bench.py (issue 51, ValidateMove through the call) runs end to end: its
+echo servers and a ``carrossel serve`` answer every call, and it prints a line per server
+and pause, and per ruleset and kind of proposal. No timing is asserted."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bench import validate_bench
+
+
+def test_a_small_run_prints_every_server_and_proposal_kind(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--n", "1", "--rounds", "1", "--gap-ms", "1", "--rulesets", "carrossel,shangai"]
+    assert validate_bench.main(argv) == 0
+    out = capsys.readouterr().out
+    for server in ("echo", "echo+interceptor", "ValidateMove"):
+        for pause in ("back to back", "gap 1 ms"):
+            assert re.search(rf"^{re.escape(server)}, {pause} +\d+ ", out, re.MULTILINE), out
+    labels = set(re.findall(r"^  (\S+ (?:legal|illegal)) ", out, re.MULTILINE))
+    assert {"carrossel legal", "carrossel illegal"} <= labels, out
+
+
+def test_proposals_are_what_they_say() -> None:
+    """The legal proposals are the solver's best moves, the illegal ones a referee's no."""
+    from service.rummy.convert import validate_move_call
+    from solver.rearrangement.search import validate_move
+
+    found = validate_bench.proposals(["carrossel", "rummikub"], 2, 3)
+    assert any(p.legal for p in found) and any(not p.legal for p in found)
+    for proposal in found:
+        call = validate_move_call(proposal.request)
+        assert call.move is not None
+        assert validate_move(call.position, call.move).legal is proposal.legal
+
+
+def test_parts_prints_a_row_per_ruleset_and_the_profile(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--parts", "--n", "1", "--rounds", "1", "--rulesets", "rummikub", "--profile", "3"]
+    assert validate_bench.main(argv) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^ruleset +bounds +parse +referee +answer +total$", out, re.MULTILINE), out
+    assert re.search(r"^rummikub( +\d+){5}$", out, re.MULTILINE), out
+    assert "Ordered by: internal time" in out, out

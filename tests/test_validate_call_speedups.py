@@ -1,0 +1,114 @@
+"""The cheap paths of a ValidateMove call (issue #51) decide as the plain ones did.
+
+SPEC §5 bounds every card code's length before the request is parsed: the size shortcut of
+``service.bounds`` (a meld's codes told from the meld's size) must refuse exactly the melds
+the per-code check refuses, whatever the codes' lengths and characters. The parse reads a
+request's codes in one go and falls back to naming each bad one; the meld caches key on the
+ruleset object, so a variant sharing an id keeps its own rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from carrossel.v1 import rummy_pb2
+from service import bounds, limits
+from solver.core.cards import parse_table_card
+from solver.core.errors import InvalidRequest
+from solver.core.rulesets import get_ruleset
+from solver.rummy.melds import classify
+from solver.rummy.position import Turn, parse_move, parse_position
+from solver.rummy.table_change import meld_key
+
+LONGEST = limits.MAX_CODE_LENGTH
+ALPHABET = "AKQJT0123456789HSDC=♠♥♦♣ſ"  # multi-byte characters too: bytes ≠ characters
+
+
+def _request(melds: list[list[str]]) -> rummy_pb2.ValidateMoveRequest:
+    return rummy_pb2.ValidateMoveRequest(
+        position=rummy_pb2.RummyPosition(ruleset="carrossel", players=3),
+        move=rummy_pb2.RummyMove(table=[rummy_pb2.Meld(cards=meld) for meld in melds]),
+    )
+
+
+def _refused_paths(request: rummy_pb2.ValidateMoveRequest) -> list[str]:
+    try:
+        bounds.check(request)
+    except InvalidRequest as error:
+        return [problem.field for problem in error.problems]
+    return []
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_code_lengths_are_refused_exactly_where_a_code_is_too_long(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(300):
+        melds = [
+            [
+                "".join(rng.choices(ALPHABET, k=rng.choice((1, 2, 3, 5, 8, LONGEST, LONGEST + 1))))
+                for _ in range(rng.randint(0, 6))
+            ]
+            for _ in range(rng.randint(1, 4))
+        ]
+        too_long = [
+            f"move.table[{m}].cards[{c}]"
+            for m, meld in enumerate(melds)
+            for c, code in enumerate(meld)
+            if len(code) > LONGEST
+        ]
+        assert _refused_paths(_request(melds)) == too_long[: bounds.MAX_PROBLEMS]
+
+
+def test_a_meld_of_short_codes_whose_sum_is_long_is_within_bounds() -> None:
+    meld = ["10H", "JK=10S", "10D", "10C", "JK=10"]  # 21 characters, none beyond the bound
+    assert _refused_paths(_request([meld])) == []
+
+
+def test_one_code_past_the_bound_in_a_short_meld_is_refused() -> None:
+    assert _refused_paths(_request([["7H", "7" * (LONGEST + 1)]])) == ["move.table[0].cards[1]"]
+
+
+# --- parse and meld caches (solver.rummy.position, melds, table_change) -------------------
+
+
+def _carrossel_with(**meld_rules: int) -> object:
+    carrossel = get_ruleset("carrossel")
+    assert carrossel is not None and carrossel.meld_rules is not None
+    return dataclasses.replace(
+        carrossel, meld_rules=dataclasses.replace(carrossel.meld_rules, **meld_rules)
+    )
+
+
+def test_a_ruleset_of_the_same_id_with_other_rules_is_classified_by_its_own_rules() -> None:
+    """R3: the caches key on the ruleset itself, not on its id (a variant shares the id)."""
+    carrossel = get_ruleset("carrossel")
+    assert carrossel is not None
+    smaller = _carrossel_with(group_max=3)
+    four = tuple(parse_table_card(code) for code in ("7H", "7S", "7D", "7C"))
+    for first, second in ((carrossel, smaller), (smaller, carrossel)):
+        verdicts = [classify(first, four).ok, classify(second, four).ok]  # type: ignore[arg-type]
+        assert verdicts == [first is carrossel, second is carrossel]
+
+
+def test_meld_keys_depend_on_which_cards_are_wild() -> None:
+    """R3/R6: in mexe-mexe a 2 may be wild, so 2H 7H 7S reads as a group of 7s (sorted key)."""
+    carrossel, mexe = get_ruleset("carrossel"), get_ruleset("mexe-mexe")
+    assert carrossel is not None and mexe is not None
+    meld = tuple(parse_table_card(code) for code in ("7S", "2H", "7H"))
+    assert meld_key(mexe, meld) == ("2H", "7H", "7S")
+    assert meld_key(carrossel, meld) == ("7S", "2H", "7H")
+
+
+def test_every_unreadable_code_is_named_at_its_own_path() -> None:
+    """R1: the fast reading of a position's and a move's codes falls back to naming each."""
+    with pytest.raises(InvalidRequest) as caught:
+        parse_position("carrossel", 3, [["7H", "8H", "9X"], ["ZZ", "5C", "5D"]], ["AS", "1Q"])
+    fields = [problem.field for problem in caught.value.problems]
+    assert fields == ["table[0].cards[2]", "table[1].cards[0]", "hand[1]"]
+    position = parse_position("carrossel", 3, [["7H", "8H", "9H"]], ["AS"], Turn(cards_drawn=1))
+    with pytest.raises(InvalidRequest) as caught:
+        parse_move(position, [["7H", "8H", "9H", "?"]], ["8Q"])
+    assert [p.field for p in caught.value.problems] == ["table[0].cards[3]", "to_hand[0]"]
