@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from typing import Any, TypeVar
 
 from ortools.sat.python import cp_model, cp_model_helper
 
@@ -13,13 +14,56 @@ from solver.rearrangement.model import Code, MeldSlot, TurnModel
 from solver.rummy.melds import MeldKind
 from solver.rummy.position import Meld, Move
 
-# What ``CpSolver.value`` calls, without its method frame: a rebuilt table reads a few
-# hundred values, and this halves the cost of each.
+# What ``CpSolver.value`` calls, without its method frame (for expressions: sums).
 _VALUE = cp_model_helper.ResponseHelper.value
+_INT_VAR = cp_model_helper.IntVar
 
 
-def _val(solver: cp_model.CpSolver, var: cp_model.LinearExprT) -> int:
-    return int(_VALUE(solver._checked_response, var))
+class Solution:
+    """A solved model's values, the solution vector read once: a rebuilt table reads a few
+    hundred values, and indexing a list costs a fraction of asking OR-Tools for each."""
+
+    __slots__ = ("_response", "_values")
+
+    def __init__(self, solver: cp_model.CpSolver) -> None:
+        self._response = solver._checked_response
+        self._values: list[int] = list(self._response.solution)
+
+    def value(self, expr: cp_model.LinearExprT) -> int:
+        if type(expr) is _INT_VAR:
+            return self._values[expr.index]
+        if type(expr) is int:
+            return expr
+        return int(_VALUE(self._response, expr))
+
+    def nonzero(self, counts: dict[K, cp_model.IntVar]) -> list[tuple[K, int]]:
+        """The keys of ``counts`` whose variable is not 0 in the solution, with its value."""
+        keys, indices = _indices(counts)
+        values = self._values
+        return [(key, n) for key, i in zip(keys, indices, strict=True) if (n := values[i])]
+
+
+K = TypeVar("K")
+
+# The variables' indices of a dict of counts, per dict: a copy of the deck's model
+# (``model.deck``) shares its pool's dicts with every position, whose rebuild then reads
+# their hundreds of counts without asking each variable for its index. Each entry holds
+# its dict, so no other dict can take its id while it is here; bounded, as models built
+# for one position bring dicts of their own.
+_INDICES: dict[int, tuple[dict[Any, cp_model.IntVar], list[Any], list[int]]] = {}
+_MAX_INDICES = 64
+
+
+def _indices(counts: dict[K, cp_model.IntVar]) -> tuple[list[K], list[int]]:
+    known = _INDICES.get(id(counts))
+    if known is not None and known[0] is counts:
+        return known[1], known[2]
+    keys = list(counts)
+    indices = [var.index for var in counts.values()]
+    if len(_INDICES) >= _MAX_INDICES:
+        _INDICES.clear()
+    _INDICES[id(counts)] = (counts, keys, indices)
+    return keys, indices
 
 
 # Every natural card as written on the table, made once: a rebuilt table holds dozens, and
@@ -34,52 +78,49 @@ def _natural(rank: int, suit: str) -> TableCard:
 def rebuild_move(tm: TurnModel, solver: cp_model.CpSolver) -> Move:
     """The move a solution describes (which melds it changed is counted on its table, by
     ``search.changed_melds``)."""
+    sol = Solution(solver)
     data = tm.data
     variables = tm.variables
     pool = tm.variables.pool
     melds: list[Meld] = []
     # A meld kept in a slot is that slot's meld, written below (KeptMelds.in_slot).
     for m, held in enumerate(variables.kept.held):
-        if _val(solver, held):
+        if sol.value(held):
             melds.append(data.position.readings[m].normalized)
     free: list[Card] = []
     for card, var in variables.free_wilds.items():
-        free += [card] * _val(solver, var)
+        free += [card] * sol.value(var)
     for k, slot in enumerate(variables.slots):
-        if _val(solver, slot.active):
-            melds.append(_slot_meld(tm, solver, k, slot, free))
+        if sol.value(slot.active):
+            melds.append(_slot_meld(tm, sol, k, slot, free))
     # Wilds standing in for card codes (``model.pool._build_stand_ins``): laid on the first
     # free places of their code, runs first.
-    stand_ins = Counter(
-        {code: n for code, var in pool.stand_ins.items() if (n := _val(solver, var))}
-    )
-    melds += _pool_runs(tm, solver, free, stand_ins)
-    melds += _pool_groups(tm, solver, free, stand_ins)
+    stand_ins = Counter(dict(sol.nonzero(pool.stand_ins)))
+    melds += _pool_runs(tm, sol, free, stand_ins)
+    melds += _pool_groups(tm, sol, free, stand_ins)
     if +stand_ins:
         raise AssertionError(f"wilds standing in for {sorted(+stand_ins)} left unplaced")
-    to_hand = tuple(data.wilds[i].card for i, v in variables.to_hand.items() if _val(solver, v))
+    to_hand = tuple(data.wilds[i].card for i, v in variables.to_hand.items() if sol.value(v))
     if free:
         raise AssertionError(f"free wilds left unplaced: {free}")
     return Move(tuple(melds), to_hand)
 
 
-def _slot_meld(
-    tm: TurnModel, solver: cp_model.CpSolver, k: int, slot: MeldSlot, free: list[Card]
-) -> Meld:
+def _slot_meld(tm: TurnModel, sol: Solution, k: int, slot: MeldSlot, free: list[Card]) -> Meld:
     data = tm.data
     variables = tm.variables
     cards: list[TableCard] = []
-    if _val(solver, slot.is_run):
-        suit = next((s for s, v in slot.run_suit.items() if _val(solver, v)), None)
+    if sol.value(slot.is_run):
+        suit = next((s for s, v in slot.run_suit.items() if sol.value(v)), None)
         for p in data.positions:
-            if not _val(solver, slot.occupied[p]):
+            if not sol.value(slot.occupied[p]):
                 continue
             rank = rank_of_position(p)
             natural = next(
                 (
                     s
                     for s in SUITS
-                    if (p, s) in slot.run_natural and _val(solver, slot.run_natural[(p, s)])
+                    if (p, s) in slot.run_natural and sol.value(slot.run_natural[(p, s)])
                 ),
                 None,
             )
@@ -90,26 +131,26 @@ def _slot_meld(
             fixed = [
                 i
                 for (i, k2, p2), v in variables.wilds_in_slots.in_run.items()
-                if k2 == k and p2 == p and _val(solver, v)
+                if k2 == k and p2 == p and sol.value(v)
             ]
             cards.append(
                 TableCard(data.wilds[fixed[0]].card, value) if fixed else _free(free, value)
             )
         return tuple(cards)
-    rank = next(r for r, v in slot.group_rank.items() if _val(solver, v))
+    rank = next(r for r, v in slot.group_rank.items() if sol.value(v))
     for s in SUITS:
-        if (rank, s) in slot.group_natural and _val(solver, slot.group_natural[(rank, s)]):
+        if (rank, s) in slot.group_natural and sol.value(slot.group_natural[(rank, s)]):
             cards.append(_natural(rank, s))
     for i, w in enumerate(data.wilds):
-        if _val(solver, variables.wilds_in_slots.in_group[(i, k)]):
+        if sol.value(variables.wilds_in_slots.in_group[(i, k)]):
             cards.append(TableCard(w.card, WildValue(rank, w.value.suit)))
-    for _ in range(_val(solver, slot.group_free_wilds.get(rank, 0))):
+    for _ in range(sol.value(slot.group_free_wilds.get(rank, 0))):
         cards.append(TableCard(free.pop(0), WildValue(rank, None)))
     return _natural_where_free(rank, cards)
 
 
 def _pool_runs(
-    tm: TurnModel, solver: cp_model.CpSolver, free: list[Card], stand_ins: Counter[Code]
+    tm: TurnModel, sol: Solution, free: list[Card], stand_ins: Counter[Code]
 ) -> list[Meld]:
     """Runs from template counts; each place filled by a natural or a wild of that value
     (a wild standing in for its card, while ``stand_ins`` has one left)."""
@@ -118,14 +159,14 @@ def _pool_runs(
     pool = tm.variables.pool
     # Kept melds linked to the pool are on the table already, as they were.
     kept = Counter(
-        run for k, run in variables.links.runs.items() if _val(solver, variables.kept.held[k])
+        run for k, run in variables.links.runs.items() if sol.value(variables.kept.held[k])
     )
     kept_naturals: Counter[tuple[int, str | None]] = Counter()
     for (a, b, suit), n in kept.items():
         for p in range(a, b + 1):
             kept_naturals[(p, suit)] += n
     # Most run shapes are unused: their counts are read first, and only the rest sorted.
-    laid = [(key, n) for key, var in pool.runs.items() if (n := _val(solver, var) - kept[key]) > 0]
+    laid = [(key, n) for key, total in sol.nonzero(pool.runs) if (n := total - kept[key]) > 0]
     instances: list[tuple[int, int, str | None]] = []
     for key, n in sorted(laid, key=lambda kn: (kn[0][0], kn[0][1], kn[0][2] or "")):
         instances += [key] * n
@@ -145,17 +186,17 @@ def _pool_runs(
             for s in SUITS if suit is None else (suit,):
                 fill = pool.run_fill.get((p, s))
                 if fill is not None:
-                    n = _val(solver, fill) - kept_naturals[(p, s)]
+                    n = sol.value(fill) - kept_naturals[(p, s)]
                     wilds = min(stand_ins[(rank, s)], n) if stand_ins else 0
                     fillers += [_natural(rank, s)] * (n - wilds)
                     if wilds:
                         stand_ins[(rank, s)] -= wilds
                         fillers += [_free(free, value) for _ in range(wilds)]
             for (i, p2, s2), var in pool.run_table_wilds.items():
-                if p2 == p and s2 == suit and _val(solver, var):
+                if p2 == p and s2 == suit and sol.value(var):
                     fillers.append(TableCard(data.wilds[i].card, value))
             free_var = pool.run_free_wilds.get((p, suit))
-            for _ in range(_val(solver, free_var) if free_var is not None else 0):
+            for _ in range(sol.value(free_var) if free_var is not None else 0):
                 fillers.append(_free(free, value))
             # Naturals go first to the runs still without one, earliest-ending first: the
             # greedy that gives every run a natural whenever that can be done (R4, see
@@ -199,7 +240,7 @@ def _join_runs(
 
 
 def _pool_groups(
-    tm: TurnModel, solver: cp_model.CpSolver, free: list[Card], stand_ins: Counter[Code]
+    tm: TurnModel, sol: Solution, free: list[Card], stand_ins: Counter[Code]
 ) -> list[Meld]:
     """Groups by sets of suits (a wild standing in for a suit the group lacks where
     ``stand_ins`` has one left), then from counts: suits dealt so that no group repeats a
@@ -208,17 +249,17 @@ def _pool_groups(
     variables = tm.variables
     pool = tm.variables.pool
     kept = Counter(
-        group for k, group in variables.links.groups.items() if _val(solver, variables.kept.held[k])
+        group for k, group in variables.links.groups.items() if sol.value(variables.kept.held[k])
     )
     melds: list[Meld] = []
-    for (rank, suits), var in pool.group_sets.items():
-        for _ in range(_val(solver, var) - kept[(rank, suits)]):
+    for (rank, suits), total in sol.nonzero(pool.group_sets):
+        for _ in range(total - kept[(rank, suits)]):
             melds.append(tuple(_group_card(rank, s, free, stand_ins) for s in suits))
     for rank in range(1, 14):
         sizes: list[int] = []
         for (r, k), var in pool.groups.items():
             if r == rank:
-                sizes += [k] * _val(solver, var)
+                sizes += [k] * sol.value(var)
         if not sizes:
             continue
         sizes.sort(reverse=True)
@@ -226,22 +267,22 @@ def _pool_groups(
         for s in SUITS:
             suit_var = pool.group_suits.get((rank, s))
             if suit_var is not None:
-                suited += [_natural(rank, s)] * _val(solver, suit_var)
+                suited += [_natural(rank, s)] * sol.value(suit_var)
         loose: list[TableCard] = []
         for i, var in pool.group_table_wilds.items():
-            if data.wilds[i].value.rank == rank and _val(solver, var):
+            if data.wilds[i].value.rank == rank and sol.value(var):
                 w = data.wilds[i]
                 tc = TableCard(w.card, WildValue(rank, w.value.suit))
                 (suited if w.value.suit else loose).append(tc)
         free_var = pool.group_free_wilds.get(rank)
-        for _ in range(_val(solver, free_var) if free_var is not None else 0):
+        for _ in range(sol.value(free_var) if free_var is not None else 0):
             loose.append(TableCard(free.pop(0), WildValue(rank, None)))
         wanted = [
             Counter(tc.card for tc in data.position.table[m])
             for m, reading in enumerate(data.before)
             if reading.kind is MeldKind.GROUP
             and reading.rank == rank
-            and not _val(solver, variables.kept.keep[m])
+            and not sol.value(variables.kept.keep[m])
         ]
         groups = _deal_groups(sizes, suited, loose, wanted)
         if groups is None:
