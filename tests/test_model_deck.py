@@ -97,6 +97,22 @@ def test_a_position_leaves_the_deck_model_as_it_was() -> None:
     assert str(base.model.proto) == before
 
 
+def test_a_copy_holds_its_own_numbers_whatever_came_before_it() -> None:
+    """Each thread writes a position's numbers on its own scratch copy of the deck's model
+    and keeps what it wrote: the copy a position solves is the same (proto for proto) after
+    any other position as after none, so no card bound or table count of an earlier
+    position leaks into it (R1: the cards in play are the position's own)."""
+    positions = [p for p in _positions() if p.hand.count(JOKER_CARD) == 1]
+    assert len(positions) >= 4
+    alone = []
+    for position in positions:
+        deck._SCRATCH.__dict__.clear()  # no scratch: written from the deck's model itself
+        alone.append(str(_model(position).model.proto))
+    deck._SCRATCH.__dict__.clear()
+    in_turn = [str(_model(p).model.proto) for p in (*positions, *reversed(positions))]
+    assert in_turn == alone + alone[::-1]
+
+
 def test_excluding_a_found_table_reads_the_copys_own_bounds() -> None:
     """``identity.forbid`` (further moves, R6's "a different table") gives a literal of its
     own only to a variable strictly inside its bounds: the copy's bounds, not the deck
