@@ -157,6 +157,34 @@ def test_solve_parts_times_each_part_of_a_call(capsys: pytest.CaptureFixture[str
         assert part in out, out
 
 
+def test_call_stages_times_each_stage_of_a_call(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import call_stages
+
+    argv = ["--n", "2", "--sizes", "mid,large", "--rounds", "1", "--gap-ms", "1"]
+    assert call_stages.main(argv) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.startswith(("mid ", "large "))]
+    assert [row[:2] for row in rows] == [["mid", "2"], ["large", "2"]], out
+    for row in rows:
+        stages = [float(ms) for ms in row[2:]]
+        assert len(stages) == len(call_stages.STAGES) and min(stages) >= 0.0, out
+        assert max(stages[:-1]) <= stages[-1], out  # no stage outlasts its whole call
+    assert "Health/Check after the same client work" in out, out
+
+
+def test_call_pairs_compares_two_servers_call_by_call(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """This checkout against itself: every pair answers alike (the same tiles placed)."""
+    from bench import call_pairs
+
+    root = Path(call_pairs.__file__).resolve().parent.parent
+    assert call_pairs.main([str(root), "--n", "2", "--sizes", "mid", "--rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("mid: base p50 ") and "2 pairs, 2 placing the same tiles" in out, out
+    assert call_pairs.median_interval([3.0, 1.0, 2.0, 5.0, 4.0]) == (1.0, 5.0)
+
+
 def test_cpsat_replay_replays_the_recorded_solves(capsys: pytest.CaptureFixture[str]) -> None:
     from bench import cpsat_replay
 
