@@ -62,7 +62,7 @@ def peak_before() -> float:
 def test_f3_f5_solve_play_on_a_big_table_answers_within_its_deadline(
     fishing_stub: Any, peak_before: float, size: int
 ) -> None:
-    """The capture search stops at three quarters of the time the deadline leaves
+    """The capture search stops at half the time the deadline leaves
     (``CAPTURE_SEARCH_SHARE``), so the re-check of its plays still fits: the best found,
     not proved, rather than DEADLINE_EXCEEDED."""
     position = big_table_proto(size)

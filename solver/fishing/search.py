@@ -42,10 +42,12 @@ from solver.fishing.referee import judge
 DEFAULT_TIME_LIMIT_MS = 10_000
 SOLVER_SEED = 0
 
-CAPTURE_SEARCH_SHARE = 0.75
+CAPTURE_SEARCH_SHARE = 0.5
 """The share of the time limit the CP-SAT capture search may use. The rest is for the work
-after it: on a table of 30 items the referee's re-check of three plays takes about 150 ms,
-so a search cut by the call's deadline still answers (not optimal) instead of missing it."""
+after it: on a table of 30 items the referee's re-check of three plays takes about 150 ms of
+CPU, several times that on a busy machine, so a search cut by the call's deadline still
+answers (not optimal) instead of missing it. A search that needs more than half the limit
+is on a table so big that it would not be proved within the whole limit either."""
 
 
 @dataclass(frozen=True, slots=True)
