@@ -182,9 +182,7 @@ KINDS = {"opening": opening, "layoff": layoff, "draw": draw}
 
 def positions(count: int, seed: int) -> list[BenchPosition]:
     rng = random.Random(seed)
-    return [
-        BenchPosition(kind, make(rng)) for _ in range(count) for kind, make in KINDS.items()
-    ]
+    return [BenchPosition(kind, make(rng)) for _ in range(count) for kind, make in KINDS.items()]
 
 
 def report(name: str, times: Sequence[float]) -> str:

@@ -49,11 +49,14 @@ def full_table(rng: random.Random) -> fishing_pb2.FishingPosition:
         numbered = [c for c in deck if 0 < _value(c) <= 9][:2]
         for code in numbered:
             deck.remove(code)
-        table[0] = fishing_pb2.TableItem(cards=numbered, value=sum(map(_value, numbered)),
-                                         owner=1)
+        table[0] = fishing_pb2.TableItem(cards=numbered, value=sum(map(_value, numbered)), owner=1)
     hand = [deck.pop() for _ in range(4)]
-    return fishing_pb2.FishingPosition(ruleset=rng.choice(("carosello", "carrusel", "karusele")),
-                                       deck_size=56, table=table, hand=hand)
+    return fishing_pb2.FishingPosition(
+        ruleset=rng.choice(("carosello", "carrusel", "karusele")),
+        deck_size=56,
+        table=table,
+        hand=hand,
+    )
 
 
 def last_round(rng: random.Random) -> fishing_pb2.FishingPosition:
@@ -66,7 +69,11 @@ def last_round(rng: random.Random) -> fishing_pb2.FishingPosition:
     own, other = [deck.pop() for _ in range(4)], [deck.pop() for _ in range(4)]
     half = len(deck) // 2
     return fishing_pb2.FishingPosition(
-        ruleset="carosello", deck_size=56, players=2, player=0, hand=own,
+        ruleset="carosello",
+        deck_size=56,
+        players=2,
+        player=0,
+        hand=own,
         table=[fishing_pb2.TableItem(cards=[c]) for c in table],
         piles=[fishing_pb2.Pile(cards=deck[:half]), fishing_pb2.Pile(cards=deck[half:])],
         last_capturer=rng.randrange(2),
@@ -81,9 +88,11 @@ def timed(call: Callable[[], Any]) -> float:
 
 
 def report(name: str, times: Sequence[float]) -> str:
-    return (f"{name:<26} n={len(times):<4} p50 {percentile(times, 50):7.2f}  "
-            f"p90 {percentile(times, 90):7.2f}  p99 {percentile(times, 99):7.2f}  "
-            f"mean {statistics.fmean(times):7.2f} ms")
+    return (
+        f"{name:<26} n={len(times):<4} p50 {percentile(times, 50):7.2f}  "
+        f"p90 {percentile(times, 90):7.2f}  p99 {percentile(times, 99):7.2f}  "
+        f"mean {statistics.fmean(times):7.2f} ms"
+    )
 
 
 def run(stub: fishing_pb2_grpc.FishingServiceStub, n: int, seed: int) -> list[str]:
@@ -91,19 +100,32 @@ def run(stub: fishing_pb2_grpc.FishingServiceStub, n: int, seed: int) -> list[st
     positions = [full_table(rng) for _ in range(n)]
     requests = [fishing_pb2.SolvePlayRequest(position=p, max_plays=1) for p in positions]
     answers = [stub.SolvePlay(r, timeout=30) for r in requests]  # warm-up, and the plays
-    validate = [fishing_pb2.ValidatePlayRequest(position=p, play=a.plays[0].play)
-                for p, a in zip(positions, answers, strict=True)]
-    endgames = [fishing_pb2.SolvePlayRequest(position=last_round(rng), max_plays=1,
-                                             horizon=fishing_pb2.HORIZON_DEAL_END,
-                                             time_limit_ms=10_000)
-                for _ in range(max(1, n // 4))]
+    validate = [
+        fishing_pb2.ValidatePlayRequest(position=p, play=a.plays[0].play)
+        for p, a in zip(positions, answers, strict=True)
+    ]
+    endgames = [
+        fishing_pb2.SolvePlayRequest(
+            position=last_round(rng),
+            max_plays=1,
+            horizon=fishing_pb2.HORIZON_DEAL_END,
+            time_limit_ms=10_000,
+        )
+        for _ in range(max(1, n // 4))
+    ]
     return [
-        report("ValidatePlay (8 items)", [timed(lambda r=r: stub.ValidatePlay(r, timeout=30))
-                                          for r in validate]),
-        report("SolvePlay (8 items)", [timed(lambda r=r: stub.SolvePlay(r, timeout=30))
-                                       for r in requests]),
-        report("SolvePlay deal end (4+4)", [timed(lambda r=r: stub.SolvePlay(r, timeout=60))
-                                            for r in endgames]),
+        report(
+            "ValidatePlay (8 items)",
+            [timed(lambda r=r: stub.ValidatePlay(r, timeout=30)) for r in validate],
+        ),
+        report(
+            "SolvePlay (8 items)",
+            [timed(lambda r=r: stub.SolvePlay(r, timeout=30)) for r in requests],
+        ),
+        report(
+            "SolvePlay deal end (4+4)",
+            [timed(lambda r=r: stub.SolvePlay(r, timeout=60)) for r in endgames],
+        ),
     ]
 
 
@@ -119,7 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         port = free_port()
         server = subprocess.Popen(
             [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         target = f"127.0.0.1:{port}"
     try:

@@ -50,17 +50,23 @@ def requests(n: int, seed: int) -> list[fishing_pb2.ValidatePlayRequest]:
             continue
         raw = sample.raw
         position = fishing_pb2.FishingPosition(
-            ruleset=raw.ruleset, deck_size=raw.deck_size, player=raw.player,
-            players=raw.players, hand=list(raw.hand),
-            table=[fishing_pb2.TableItem(cards=list(i.cards), value=i.value, owner=i.owner)
-                   for i in raw.table],
+            ruleset=raw.ruleset,
+            deck_size=raw.deck_size,
+            player=raw.player,
+            players=raw.players,
+            hand=list(raw.hand),
+            table=[
+                fishing_pb2.TableItem(cards=list(i.cards), value=i.value, owner=i.owner)
+                for i in raw.table
+            ],
         )
         for _, proposal in mistakes(sample, rng)[:1]:
             play = as_raw(proposal)
             message = fishing_pb2.FishingPlay(card=play.card)
             if play.action == "capture":
                 message.capture.groups.extend(
-                    fishing_pb2.CaptureGroup(items=list(g)) for g in play.groups)
+                    fishing_pb2.CaptureGroup(items=list(g)) for g in play.groups
+                )
             elif play.action == "build":
                 message.build.items.extend(play.items)
                 message.build.value = play.value
@@ -102,8 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"ValidatePlay on {args.n} illegal proposals (6-8 table items, 4 in hand), {where} ms:")
     for suggest, label in ((False, "without suggest"), (True, "suggest=true")):
         values = timings[suggest]
-        print(f"  {label:16} p50 {percentile(values, 0.5):6.2f}  p90 "
-              f"{percentile(values, 0.9):6.2f}  max {max(values):6.2f}")
+        print(
+            f"  {label:16} p50 {percentile(values, 0.5):6.2f}  p90 "
+            f"{percentile(values, 0.9):6.2f}  max {max(values):6.2f}"
+        )
     print(f"  {found} suggestions, {proved} proved nearest")
     return 0
 

@@ -127,8 +127,7 @@ def scan(
                     )
                     proved = "proved" if result.optimal else "NOT PROVED"
                     print(
-                        f"  {ms:8.0f} ms  {proved:<10} {obj.value:<13} {answer}; "
-                        f"{spec.describe()}",
+                        f"  {ms:8.0f} ms  {proved:<10} {obj.value:<13} {answer}; {spec.describe()}",
                         file=out,
                         flush=True,
                     )
@@ -191,9 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         file=out,
     )
     print(f"solves over {args.slow_ms:.0f} ms or not proved optimal:", file=out)
-    rows = scan(
-        args.shape, seeds, rulesets, objectives, args.time_limit_ms, args.slow_ms, out
-    )
+    rows = scan(args.shape, seeds, rulesets, objectives, args.time_limit_ms, args.slow_ms, out)
     report(rows, out)
     return 1 if args.strict and any(row.not_optimal for row in rows) else 0
 

@@ -90,8 +90,12 @@ def _position(rng: random.Random) -> rummy_pb2.RummyPosition:
     ruleset = rng.choice(("carrossel", "rummikub", "vatikan", "mexe-mexe", "shangai"))
     size = rng.choice(("small", "small", "mid", "large"))
     spec = random_position(
-        rng, ruleset, table_size=SIZES[size], hand_size=(3, 14),
-        table_jokers=rng.randint(0, 1), hand_jokers=rng.randint(0, 1),
+        rng,
+        ruleset,
+        table_size=SIZES[size],
+        hand_size=(3, 14),
+        table_jokers=rng.randint(0, 1),
+        hand_jokers=rng.randint(0, 1),
     )
     return rummy_pb2.RummyPosition(
         ruleset=spec.ruleset,
@@ -111,8 +115,11 @@ def huge_requests() -> list[tuple[str, Any]]:
     """Requests far beyond the server's bounds, each refused with INVALID_ARGUMENT (or, past
     the 4 MB message bound, RESOURCE_EXHAUSTED)."""
     totals = rummy_pb2.ScoreRoundRequest(
-        ruleset="carrossel", players=2, end=rummy_pb2.ROUND_END_WENT_OUT,
-        hands=[rummy_pb2.Hand(), rummy_pb2.Hand(cards=["7H"])], totals_before=[1] * 500_000,
+        ruleset="carrossel",
+        players=2,
+        end=rummy_pb2.ROUND_END_WENT_OUT,
+        hands=[rummy_pb2.Hand(), rummy_pb2.Hand(cards=["7H"])],
+        totals_before=[1] * 500_000,
     )
     melds = rummy_pb2.ValidateMoveRequest(
         position=rummy_pb2.RummyPosition(ruleset="carrossel", players=2, hand=["7H"]),
@@ -120,9 +127,7 @@ def huge_requests() -> list[tuple[str, Any]]:
     )
     melds.position.table.extend(rummy_pb2.Meld() for _ in range(500_000))
     long_codes = rummy_pb2.ValidateMoveRequest(
-        position=rummy_pb2.RummyPosition(
-            ruleset="carrossel", players=2, hand=["Z" * 3900] * 1000
-        ),
+        position=rummy_pb2.RummyPosition(ruleset="carrossel", players=2, hand=["Z" * 3900] * 1000),
         move=rummy_pb2.RummyMove(),
     )
     long_id = rummy_pb2.SolveMoveRequest(
@@ -156,8 +161,12 @@ class Tally:
 
 
 def _call(
-    tally: Tally, kind: str, allowed: set[grpc.StatusCode], call: Callable[..., Any],
-    request: Any, **kwargs: Any,
+    tally: Tally,
+    kind: str,
+    allowed: set[grpc.StatusCode],
+    call: Callable[..., Any],
+    request: Any,
+    **kwargs: Any,
 ) -> None:
     try:
         call(request, **kwargs)
@@ -195,37 +204,75 @@ def one_call(rng: random.Random, stubs: Stubs, tally: Tally, huge: list[tuple[st
             tally.add("SolveMove cancelled", error.code(), busy, error.details() or "")
     elif pick < 0.65:  # a deadline shorter than the search
         request = rummy_pb2.SolveMoveRequest(position=_position(rng), time_limit_ms=30_000)
-        _call(tally, "SolveMove short deadline", busy | {EXPIRED}, stubs.rummy.SolveMove,
-              request, timeout=rng.uniform(0.05, 0.5))
+        _call(
+            tally,
+            "SolveMove short deadline",
+            busy | {EXPIRED},
+            stubs.rummy.SolveMove,
+            request,
+            timeout=rng.uniform(0.05, 0.5),
+        )
     elif pick < 0.72:
         request = rummy_pb2.ScoreRoundRequest(
-            ruleset="carrossel", players=2, end=rummy_pb2.ROUND_END_WENT_OUT,
+            ruleset="carrossel",
+            players=2,
+            end=rummy_pb2.ROUND_END_WENT_OUT,
             hands=[rummy_pb2.Hand(), rummy_pb2.Hand(cards=["7H", "KD"])],
         )
         _call(tally, "ScoreRound", busy, stubs.rummy.ScoreRound, request, timeout=30)
     elif pick < 0.78:
-        _call(tally, "ListRulesets", busy, stubs.rulesets.ListRulesets,
-              rulesets_pb2.ListRulesetsRequest(), timeout=30)
+        _call(
+            tally,
+            "ListRulesets",
+            busy,
+            stubs.rulesets.ListRulesets,
+            rulesets_pb2.ListRulesetsRequest(),
+            timeout=30,
+        )
     elif pick < 0.88:
-        _call(tally, "Health/Check", {OK}, stubs.health.Check,
-              health_pb2.HealthCheckRequest(), timeout=10)
+        _call(
+            tally,
+            "Health/Check",
+            {OK},
+            stubs.health.Check,
+            health_pb2.HealthCheckRequest(),
+            timeout=10,
+        )
     elif pick < 0.93:
         name, request = rng.choice(huge)
-        _call(tally, f"{name} huge", {INVALID, EXHAUSTED}, getattr(stubs.rummy, name),
-              request, timeout=30)
+        _call(
+            tally,
+            f"{name} huge",
+            {INVALID, EXHAUSTED},
+            getattr(stubs.rummy, name),
+            request,
+            timeout=30,
+        )
     elif pick < 0.96:
         request = rummy_pb2.ValidateMoveRequest(
             position=rummy_pb2.RummyPosition(ruleset="carrossel", players=2, hand=["7\u017f"]),
             move=rummy_pb2.RummyMove(),
         )
-        _call(tally, "ValidateMove lookalike", {INVALID, EXHAUSTED},
-              stubs.rummy.ValidateMove, request, timeout=30)
+        _call(
+            tally,
+            "ValidateMove lookalike",
+            {INVALID, EXHAUSTED},
+            stubs.rummy.ValidateMove,
+            request,
+            timeout=30,
+        )
     else:
         garbage = bytes(rng.randrange(256) for _ in range(rng.randint(1, 64)))
         # Not a protobuf message: gRPC's documented INTERNAL (or a lucky parse, then a
         # malformed request).
-        _call(tally, "ValidateMove raw bytes", {INTERNAL, INVALID, EXHAUSTED},
-              stubs.raw_validate, garbage, timeout=30)
+        _call(
+            tally,
+            "ValidateMove raw bytes",
+            {INTERNAL, INVALID, EXHAUSTED},
+            stubs.raw_validate,
+            garbage,
+            timeout=30,
+        )
 
 
 # --- runs --------------------------------------------------------------------------------------
@@ -286,8 +333,10 @@ def soak(target: str, pid: int | None, seconds: float, clients: int, seed: int) 
         print(f"  {kind:28} {code:20} {count:6}")
     if before is not None and after is not None:
         warm = samples[len(samples) // 6] if samples else after
-        print(f"server RSS: before {before:.0f} MB, after the first sixth of the run "
-              f"{warm:.0f} MB, peak {max(samples, default=after):.0f} MB, after {after:.0f} MB")
+        print(
+            f"server RSS: before {before:.0f} MB, after the first sixth of the run "
+            f"{warm:.0f} MB, peak {max(samples, default=after):.0f} MB, after {after:.0f} MB"
+        )
     for line in tally.unexpected[:20]:
         print("UNEXPECTED", line)
     print(f"unexpected statuses: {len(tally.unexpected)}")
@@ -304,8 +353,9 @@ def huge_passes(target: str, pid: int | None, passes: int, burst: int) -> int:
         print(f"pass 0 (before): RSS {rss_mb(pid) if pid else float('nan'):.0f} MB")
         for n in range(1, passes + 1):
             for name, request in huge:
-                futures = [getattr(stubs.rummy, name).future(request, timeout=60)
-                           for _ in range(burst)]
+                futures = [
+                    getattr(stubs.rummy, name).future(request, timeout=60) for _ in range(burst)
+                ]
                 for future in futures:
                     error = future.exception()
                     code = error.code() if isinstance(error, grpc.RpcError) else OK
@@ -324,8 +374,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--huge-passes", type=int, default=0,
-                        help="instead of the soak: this many bursts of huge requests")
+    parser.add_argument(
+        "--huge-passes",
+        type=int,
+        default=0,
+        help="instead of the soak: this many bursts of huge requests",
+    )
     parser.add_argument("--burst", type=int, default=8)
     args = parser.parse_args(argv)
     with server_for_run(args.target) as (target, pid):

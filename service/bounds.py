@@ -168,9 +168,7 @@ def _check_string(name: str, text: str, where: str, problems: list[FieldProblem]
     limit = limits.MAX_CODE_LENGTH if is_code else MAX_STRING_CHARS
     if len(text) > limit:
         what = "a card code" if is_code else where
-        problems.append(
-            FieldProblem(where, f"{len(text)} characters; {what} has at most {limit}")
-        )
+        problems.append(FieldProblem(where, f"{len(text)} characters; {what} has at most {limit}"))
     elif name == "ruleset" and not text.isascii():
         # Ruleset ids are ASCII: no lookalike may reach an id through Unicode case mapping
         # (the Kelvin sign K lowercases to k).

@@ -91,9 +91,7 @@ class CountingExecutor(futures.ThreadPoolExecutor):
     def load(self) -> int:
         return self._load
 
-    def submit(
-        self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs
-    ) -> futures.Future[T]:
+    def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> futures.Future[T]:
         with self._load_lock:
             self._load += 1
 

@@ -80,9 +80,7 @@ def request_id_of(metadata: Metadata) -> str:
     """The client's ``x-request-id`` when it is short and plain, else a fresh one: an odd
     or huge id is never copied into a log line."""
     for key, value in metadata or ():
-        if key == REQUEST_ID_KEY and isinstance(value, str) and _USABLE_REQUEST_ID.fullmatch(
-            value
-        ):
+        if key == REQUEST_ID_KEY and isinstance(value, str) and _USABLE_REQUEST_ID.fullmatch(value):
             return value
     return uuid.uuid4().hex
 
@@ -381,8 +379,7 @@ class CallInterceptor(grpc.ServerInterceptor):
         if not lane.admits():
             metrics.CALLS_REFUSED.labels(reason="overload").inc()
             status = resource_exhausted_status(
-                f"The server has {lane.limit} {lane.name} in progress, its most; "
-                "retry in a moment."
+                f"The server has {lane.limit} {lane.name} in progress, its most; retry in a moment."
             )
             return _refusal(handler, method, request_id, status, refusals)
         wrap = _wrap_stream_response if handler.response_streaming else _wrap_unary_response

@@ -44,8 +44,13 @@ class Result:
 
 
 def as_raw(proposal: BProposal) -> RawPlay:
-    return RawPlay(proposal.card, proposal.kind, [list(g) for g in proposal.groups],
-                   list(proposal.items), proposal.value)
+    return RawPlay(
+        proposal.card,
+        proposal.kind,
+        [list(g) for g in proposal.groups],
+        list(proposal.items),
+        proposal.value,
+    )
 
 
 def as_reference(play: Play, table_size: int) -> BPlay:
@@ -64,8 +69,12 @@ def solver_key(found: SuggestedPlay) -> tuple[int, ...]:
     keys = found.closeness
     captures = found.solved.play.action in (Action.CAPTURE, Action.BROOM)
     return (
-        int(keys.same_card), keys.kept_groups, keys.proposed_items, -keys.extra_items,
-        int(keys.same_action), int(keys.same_value),
+        int(keys.same_card),
+        keys.kept_groups,
+        keys.proposed_items,
+        -keys.extra_items,
+        int(keys.same_action),
+        int(keys.same_value),
         *(found.solved.outcome.key if captures else (0, 0, 0)),
     )
 
@@ -78,8 +87,11 @@ def check_found(sample: Sample, proposal: BProposal, found: SuggestedPlay) -> li
     if reference not in set(legal_plays(sample.table, sample.hand, sample.player)):
         problems.append(f"{play.text} is not legal for the reference")
     worth = value(play.card.code)  # 0 for J, Q, K: they take single cards, never sums
-    if play.action is Action.CAPTURE and worth and any(
-            sum(item_value(sample.table[i]) for i in g) != worth for g in play.groups):
+    if (
+        play.action is Action.CAPTURE
+        and worth
+        and any(sum(item_value(sample.table[i]) for i in g) != worth for g in play.groups)
+    ):
         problems.append(f"{play.text}: a group is not worth {play.card.code}")
     groups = play.groups if play.action is Action.CAPTURE else ()
     if play_key(proposal, reference, groups, sample.table, sample.prize_suit) != solver_key(found):
@@ -111,20 +123,22 @@ def compare(ruleset: str, count: int) -> Iterator[Result]:
                 break
 
 
-def _compare_one(sample: Sample, position: Position, play: Play, mistake: str,
-                 proposal: BProposal, seed: int) -> Result:
+def _compare_one(
+    sample: Sample, position: Position, play: Play, mistake: str, proposal: BProposal, seed: int
+) -> Result:
     suggestion = suggest_play(position, play, TIME_LIMIT_MS)
-    expected = nearest_key(sample.table, sample.hand, sample.player, sample.prize_suit,
-                           proposal)
+    expected = nearest_key(sample.table, sample.hand, sample.player, sample.prize_suit, proposal)
     found = suggestion.play
     got = solver_key(found) if found is not None else None
     problems = check_found(sample, proposal, found) if found is not None else []
     if not suggestion.optimal:
         problems.append("not proved nearest")
-    where = (f"seed {seed} {ruleset_of(sample)} {mistake}: table "
-             f"{[i.cards for i in sample.table]} hand {sample.hand} player {sample.player} "
-             f"proposal {proposal} -> {found.solved.play.text if found else None} "
-             f"got {got} expected {expected} {problems}")
+    where = (
+        f"seed {seed} {ruleset_of(sample)} {mistake}: table "
+        f"{[i.cards for i in sample.table]} hand {sample.hand} player {sample.player} "
+        f"proposal {proposal} -> {found.solved.play.text if found else None} "
+        f"got {got} expected {expected} {problems}"
+    )
     return Result(mistake, where, expected, got, tuple(problems))
 
 

@@ -58,8 +58,10 @@ def position_proto(case: Case) -> fishing_pb2.FishingPosition:
     return fishing_pb2.FishingPosition(
         ruleset=raw.ruleset,
         deck_size=raw.deck_size,
-        table=[fishing_pb2.TableItem(cards=list(i.cards), value=i.value, owner=i.owner)
-               for i in raw.table],
+        table=[
+            fishing_pb2.TableItem(cards=list(i.cards), value=i.value, owner=i.owner)
+            for i in raw.table
+        ],
         hand=list(raw.hand),
         player=raw.player,
         players=raw.players,

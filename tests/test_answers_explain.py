@@ -9,8 +9,9 @@ from typing import Any
 from carrossel.v1 import rummy_pb2
 
 
-def _position(ruleset: str, table: list[list[str]], hand: list[str], drawn: int = 1,
-              **turn: Any) -> rummy_pb2.RummyPosition:
+def _position(
+    ruleset: str, table: list[list[str]], hand: list[str], drawn: int = 1, **turn: Any
+) -> rummy_pb2.RummyPosition:
     return rummy_pb2.RummyPosition(
         ruleset=ruleset,
         players=2,
@@ -85,8 +86,14 @@ def test_check_knock_gives_a_knock_witness_beside_the_going_out_one(rummy_stub: 
     assert verdict.legal and verdict.knock_eligible and verdict.hand_points_after == 2
 
 
-def _violations(stub: Any, ruleset: str, table: list[list[str]], hand: list[str],
-                after: list[list[str]], drawn: int = 0) -> list[Any]:
+def _violations(
+    stub: Any,
+    ruleset: str,
+    table: list[list[str]],
+    hand: list[str],
+    after: list[list[str]],
+    drawn: int = 0,
+) -> list[Any]:
     answer = stub.ValidateMove(
         rummy_pb2.ValidateMoveRequest(
             position=_position(ruleset, table, hand, drawn=drawn),
@@ -102,16 +109,23 @@ def test_an_invalid_meld_says_what_would_make_it_valid(rummy_stub: Any) -> None:
     """R2: sequences are written ascending; shangai's ace is low only, manipulation's high
     only. The prose counts melds from 1, the ``meld`` field from 0, and ``rule`` is the
     ruling the sentence cites."""
-    found = _violations(rummy_stub, "carrossel", [["KS", "KD", "KH"]], ["7H", "8H", "9H"],
-                        [["KS", "KD", "KH"], ["9H", "8H", "7H"]], drawn=1)
+    found = _violations(
+        rummy_stub,
+        "carrossel",
+        [["KS", "KD", "KH"]],
+        ["7H", "8H", "9H"],
+        [["KS", "KD", "KH"], ["9H", "8H", "7H"]],
+        drawn=1,
+    )
     invalid = next(v for v in found if v.code == rummy_pb2.VIOLATION_CODE_INVALID_MELD)
     assert invalid.meld == 1 and invalid.message.startswith("The 2nd meld is not valid")
     assert invalid.message.endswith("sequences are written ascending: 7H 8H 9H")
     assert invalid.rule == "R2" and "(R2, R3)" in invalid.message
     shangai = _violations(rummy_stub, "shangai", [], ["QH", "KS", "AS"], [["QH", "KS", "AS"]])
     assert "the ace is low only in Shangai" in shangai[0].message
-    manipulation = _violations(rummy_stub, "manipulation", [], ["AH", "2S", "3S"],
-                               [["AH", "2S", "3S"]])
+    manipulation = _violations(
+        rummy_stub, "manipulation", [], ["AH", "2S", "3S"], [["AH", "2S", "3S"]]
+    )
     assert "the ace is high only in Manipulation" in manipulation[0].message
 
 
@@ -129,10 +143,14 @@ def test_must_play_and_add_not_maximal_name_the_play_that_exists(rummy_stub: Any
 
 def test_too_many_new_melds_names_only_the_new_ones(rummy_stub: Any) -> None:
     """R6: at most one new meld a turn. The extended 7-8-9 is the old meld, not a new one."""
-    found = _violations(rummy_stub, "carrossel", [["7H", "8H", "9H"], ["KS", "KD", "KC"]],
-                        ["10H", "5C", "5D", "5S", "2C", "3C", "4C"],
-                        [["7H", "8H", "9H", "10H"], ["KS", "KD", "KC"], ["5C", "5D", "5S"],
-                         ["2C", "3C", "4C"]], drawn=1)
+    found = _violations(
+        rummy_stub,
+        "carrossel",
+        [["7H", "8H", "9H"], ["KS", "KD", "KC"]],
+        ["10H", "5C", "5D", "5S", "2C", "3C", "4C"],
+        [["7H", "8H", "9H", "10H"], ["KS", "KD", "KC"], ["5C", "5D", "5S"], ["2C", "3C", "4C"]],
+        drawn=1,
+    )
     (too_many,) = [v for v in found if v.code == rummy_pb2.VIOLATION_CODE_TOO_MANY_NEW_MELDS]
     assert "new: 5♣ 5♦ 5♠; 2♣ 3♣ 4♣)" in too_many.message
     assert "10♥" not in too_many.message

@@ -65,9 +65,7 @@ def test_bench_times_solve_move_through_a_server_it_starts(
     assert [(row[1], row[2]) for row in back_to_back[:2]] == [("small", "1"), ("mid", "1")], out
 
 
-def test_bench_calls_a_running_server(
-    server_port: int, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_bench_calls_a_running_server(server_port: int, capsys: pytest.CaptureFixture[str]) -> None:
     target = f"127.0.0.1:{server_port}"
     argv = ["--n", "1", "--rulesets", "carrossel", "--sizes", "small", "--no-reference"]
     assert "SolveMove through gRPC" in _bench(capsys, *argv, "--grpc", "--target", target)

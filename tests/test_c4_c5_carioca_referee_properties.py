@@ -46,8 +46,11 @@ def test_c6_spoiled_discards(deal: int) -> None:
         assert codes(position, replace(solved.move, discard=None)) == {Code.DISCARD_RULE: 1}
         held = Counter(position.hand) - Counter(solved.verdict.played)
         in_play = position.table_cards() + Counter(position.hand)
-        absent = next(c for c in (Card(r, s) for r in range(1, 14) for s in "CDHS")
-                      if held[c] == 0 and in_play[c] < 2)
+        absent = next(
+            c
+            for c in (Card(r, s) for r in range(1, 14) for s in "CDHS")
+            if held[c] == 0 and in_play[c] < 2
+        )
         assert codes(position, replace(solved.move, discard=absent)) == {Code.DISCARD_RULE: 1}
         assert codes(position, replace(solved.move, knock=True)) == {Code.KNOCK_NOT_ALLOWED: 1}
 

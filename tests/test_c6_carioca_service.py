@@ -51,8 +51,9 @@ def _position_proto(case: Case) -> rummy_pb2.RummyPosition:
     )
 
 
-def _check_first(case: Case, points: int, went_out: bool, table_after: int, laid: list[str],
-                 discard: str) -> None:
+def _check_first(
+    case: Case, points: int, went_out: bool, table_after: int, laid: list[str], discard: str
+) -> None:
     expect = case["expect"]
     assert points == expect["points"], case["id"]
     assert went_out == expect.get("went_out", False), case["id"]
@@ -69,8 +70,12 @@ def _check_first(case: Case, points: int, went_out: bool, table_after: int, laid
 @pytest.mark.parametrize("case", _cases(), ids=lambda c: c["id"])
 def test_solve_vector_in_process(case: Case) -> None:
     position = parse_position(
-        "carioca", case.get("players", 2), [m.split() for m in case.get("table", [])],
-        case["hand"].split(), Turn(**_turn(case)))
+        "carioca",
+        case.get("players", 2),
+        [m.split() for m in case.get("table", [])],
+        case["hand"].split(),
+        Turn(**_turn(case)),
+    )
     most_cards = case.get("objective") == "most_cards"
     if "discard_top" in case:
         drawn = decide_draw(position, parse_card(case["discard_top"]), 3, 10_000, most_cards)
@@ -81,22 +86,37 @@ def test_solve_vector_in_process(case: Case) -> None:
         result = solve_contract_move(position, 3, 10_000, most_cards)
     assert result.optimal
     best = result.moves[0]
-    _check_first(case, best.verdict.hand_points_after, best.verdict.went_out,
-                 len(best.move.table), [c.code for c in best.verdict.played],
-                 best.move.discard.code if best.move.discard else "")
+    _check_first(
+        case,
+        best.verdict.hand_points_after,
+        best.verdict.went_out,
+        len(best.move.table),
+        [c.code for c in best.verdict.played],
+        best.move.discard.code if best.move.discard else "",
+    )
 
 
 @pytest.mark.parametrize("case", _cases(), ids=lambda c: c["id"])
 def test_solve_vector_over_grpc_and_every_move_validates(rummy_stub: Any, case: Case) -> None:
-    objective = (rummy_pb2.OBJECTIVE_MOST_CARDS if case.get("objective") == "most_cards"
-                 else rummy_pb2.OBJECTIVE_UNSPECIFIED)
-    request = rummy_pb2.SolveMoveRequest(position=_position_proto(case), max_moves=3,
-                                         objective=objective, time_limit_ms=10_000)
+    objective = (
+        rummy_pb2.OBJECTIVE_MOST_CARDS
+        if case.get("objective") == "most_cards"
+        else rummy_pb2.OBJECTIVE_UNSPECIFIED
+    )
+    request = rummy_pb2.SolveMoveRequest(
+        position=_position_proto(case), max_moves=3, objective=objective, time_limit_ms=10_000
+    )
     response = rummy_stub.SolveMove(request, timeout=30)
     assert response.optimal and response.stats.status == "OPTIMAL"
     best = response.moves[0]
-    _check_first(case, best.hand_points_after, best.went_out, len(best.move.table),
-                 list(best.played), best.move.discard)
+    _check_first(
+        case,
+        best.hand_points_after,
+        best.went_out,
+        len(best.move.table),
+        list(best.played),
+        best.move.discard,
+    )
     if "discard_top" in case:
         advice = response.draw_advice
         assert response.take_discard_top == advice.take_discard_top
@@ -115,7 +135,8 @@ def test_solve_vector_over_grpc_and_every_move_validates(rummy_stub: Any, case: 
     points = []
     for solved in response.moves:
         verdict = rummy_stub.ValidateMove(
-            rummy_pb2.ValidateMoveRequest(position=judged_position, move=solved.move), timeout=10)
+            rummy_pb2.ValidateMoveRequest(position=judged_position, move=solved.move), timeout=10
+        )
         assert verdict.legal, (case["id"], verdict.violations)
         assert verdict.hand_points_after == solved.hand_points_after
         assert list(verdict.played) == list(solved.played)
@@ -126,8 +147,9 @@ def test_solve_vector_over_grpc_and_every_move_validates(rummy_stub: Any, case: 
 
 def test_check_knock_is_invalid_argument_for_carioca(rummy_stub: Any) -> None:
     # SPEC §4: "Carioca has no knock: INVALID_ARGUMENT"; the knock is carrossel's (R10).
-    request = rummy_pb2.CheckKnockRequest(position=_position_proto(
-        {"hand": "8S 2C", "turn": {"deal_number": 1}}))
+    request = rummy_pb2.CheckKnockRequest(
+        position=_position_proto({"hand": "8S 2C", "turn": {"deal_number": 1}})
+    )
     found = field_violations(call_error(rummy_stub.CheckKnock, request))
     assert list(found) == ["position.ruleset"]
     assert "carioca has no knock" in found["position.ruleset"]
@@ -135,10 +157,14 @@ def test_check_knock_is_invalid_argument_for_carioca(rummy_stub: Any) -> None:
 
 def test_the_position_table_follows_c5(rummy_stub: Any) -> None:
     # C5: "The position's table may hold trios grown past 3 and sequences up to 14 cards."
-    case = {"hand": "KD 2C", "turn": {"deal_number": 1, "has_opened": True},
-            "table": ["KS KH KC KD KH", "AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS"]}
+    case = {
+        "hand": "KD 2C",
+        "turn": {"deal_number": 1, "has_opened": True},
+        "table": ["KS KH KC KD KH", "AS 2S 3S 4S 5S 6S 7S 8S 9S 10S JS QS KS AS"],
+    }
     response = rummy_stub.SolveMove(
-        rummy_pb2.SolveMoveRequest(position=_position_proto(case)), timeout=10)
+        rummy_pb2.SolveMoveRequest(position=_position_proto(case)), timeout=10
+    )
     best = response.moves[0]
     assert best.went_out and list(best.move.table[0].cards)[-1] == "KD"
 
@@ -147,8 +173,9 @@ def _solve_error(stub: Any, **changes: Any) -> dict[str, str]:
     case: Case = {"hand": "8S 2C", "turn": {"deal_number": 1}}
     case.update(changes)
     position = _position_proto(case)
-    return field_violations(call_error(
-        stub.SolveMove, rummy_pb2.SolveMoveRequest(position=position)))
+    return field_violations(
+        call_error(stub.SolveMove, rummy_pb2.SolveMoveRequest(position=position))
+    )
 
 
 @pytest.mark.parametrize("deal", [0, 8])
@@ -178,7 +205,8 @@ def test_a_third_copy_as_discard_top_is_invalid_argument(rummy_stub: Any) -> Non
 def test_bad_discard_code_in_the_move_is_invalid_argument(rummy_stub: Any) -> None:
     request = rummy_pb2.ValidateMoveRequest(
         position=_position_proto({"hand": "8S 2C", "turn": {"deal_number": 1}}),
-        move=rummy_pb2.RummyMove(discard="2X"))
+        move=rummy_pb2.RummyMove(discard="2X"),
+    )
     found = field_violations(call_error(rummy_stub.ValidateMove, request))
     assert list(found) == ["move.discard"]
 
@@ -199,8 +227,11 @@ def _random_request(rng: random.Random) -> rummy_pb2.SolveMoveRequest:
     """A random carioca position, sometimes spoiled."""
     deal = rng.randint(1, 7)
     rp = opening_position(rng, deal) if rng.random() < 0.5 else layoff_position(rng, deal)
-    case: Case = {"hand": " ".join(rp.hand), "table": [" ".join(m) for m in rp.table],
-                  "turn": {"deal_number": deal, "has_opened": rp.opened}}
+    case: Case = {
+        "hand": " ".join(rp.hand),
+        "table": [" ".join(m) for m in rp.table],
+        "turn": {"deal_number": deal, "has_opened": rp.opened},
+    }
     spoil = rng.randrange(8)
     if spoil == 0:
         case["turn"]["deal_number"] = rng.choice((-1, 0, 8, 99))
@@ -212,8 +243,9 @@ def _random_request(rng: random.Random) -> rummy_pb2.SolveMoveRequest:
         case["table"][0] = " ".join(meld)
     elif spoil == 3:
         case["hand"] += " " + rng.choice(CODES)
-    return rummy_pb2.SolveMoveRequest(position=_position_proto(case),
-                                      max_moves=rng.choice((0, 1, 3)))
+    return rummy_pb2.SolveMoveRequest(
+        position=_position_proto(case), max_moves=rng.choice((0, 1, 3))
+    )
 
 
 def test_random_carioca_requests_are_answered_or_refused(rummy_stub: Any) -> None:
@@ -235,7 +267,8 @@ def test_random_carioca_requests_are_answered_or_refused(rummy_stub: Any) -> Non
             position.discard_top = ""
         for solved in response.moves:
             verdict = rummy_stub.ValidateMove(
-                rummy_pb2.ValidateMoveRequest(position=position, move=solved.move), timeout=10)
+                rummy_pb2.ValidateMoveRequest(position=position, move=solved.move), timeout=10
+            )
             assert verdict.legal, (request, verdict.violations)
     assert answered >= REQUESTS // 2
 
@@ -246,10 +279,12 @@ def test_a_tiny_time_limit_still_answers_a_legal_move(rummy_stub: Any) -> None:
     case: Case = {"hand": "8C 8D 8H 4S 5S 6S 7S 8S KD 2C 3C JK", "turn": {"deal_number": 2}}
     position = _position_proto(case)
     response = rummy_stub.SolveMove(
-        rummy_pb2.SolveMoveRequest(position=position, time_limit_ms=1), timeout=10)
+        rummy_pb2.SolveMoveRequest(position=position, time_limit_ms=1), timeout=10
+    )
     assert response.moves
     verdict = rummy_stub.ValidateMove(
-        rummy_pb2.ValidateMoveRequest(position=position, move=response.moves[0].move), timeout=10)
+        rummy_pb2.ValidateMoveRequest(position=position, move=response.moves[0].move), timeout=10
+    )
     assert verdict.legal
     assert response.optimal == (response.stats.status == "OPTIMAL")
 

@@ -22,8 +22,16 @@ def test_rulesets_prints_ten_lines(capsys: pytest.CaptureFixture[str]) -> None:
     lines = out.splitlines()
     assert code == 0
     assert [line.split()[0] for line in lines] == [
-        "carrossel", "mexe-mexe", "vatikan", "shangai", "manipulation",
-        "rummikub", "carioca", "carosello", "carrusel", "karusele",
+        "carrossel",
+        "mexe-mexe",
+        "vatikan",
+        "shangai",
+        "manipulation",
+        "rummikub",
+        "carioca",
+        "carosello",
+        "carrusel",
+        "karusele",
     ]
     assert "2-5 players" in lines[0] and "dealt 10" in lines[0]
 
@@ -83,7 +91,9 @@ def test_installed_entry_point() -> None:
         pytest.skip("the package is not installed in this interpreter's environment")
     done = subprocess.run(
         [str(script), "meld", "mexe-mexe", "4S", "5S", "2H", "7S"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "sequence: 4S 5S 2H=6S 7S"

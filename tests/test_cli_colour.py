@@ -11,8 +11,16 @@ from service.cli.display import count, show_card, show_cards
 
 RED = "\x1b[31m"
 RESET = "\x1b[0m"
-VALIDATE = ["validate", "carrossel", "--table", "7H 8S JK=9", "--hand", "5C 9D KS",
-            "--after", "5C JK 7H 8S 9D"]
+VALIDATE = [
+    "validate",
+    "carrossel",
+    "--table",
+    "7H 8S JK=9",
+    "--hand",
+    "5C 9D KS",
+    "--after",
+    "5C JK 7H 8S 9D",
+]
 
 
 def on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -49,8 +49,9 @@ def test_validate_json_is_the_served_answer(
 
 
 def test_validate_json_of_an_illegal_move_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
-    code, printed = cli_json(capsys, "validate", *OPTIONS, "--drawn", "0", "--after",
-                             "5C JK 7H 8S 9D")
+    code, printed = cli_json(
+        capsys, "validate", *OPTIONS, "--drawn", "0", "--after", "5C JK 7H 8S 9D"
+    )
     assert code == 1
     assert printed.get("legal") is None  # false is proto3's default: left out, as by grpcurl
     assert "VIOLATION_CODE_DRAW_RULE" in {v["code"] for v in printed["violations"]}
@@ -106,13 +107,30 @@ def test_score_json_is_the_served_answer(
     capsys: pytest.CaptureFixture[str], rummy_stub: rummy_pb2_grpc.RummyServiceStub
 ) -> None:
     # R12: the game ends past 100 with the bonuses; --end in a spelling the CLI accepts.
-    served = rummy_stub.ScoreRound(rummy_pb2.ScoreRoundRequest(
-        ruleset="carrossel", players=2, end=rummy_pb2.ROUND_END_KNOCK, ender=0,
-        hands=[rummy_pb2.Hand(cards=["4H"]), rummy_pb2.Hand(cards=["KH", "QS", "5C"])],
-        totals_before=[130, 120], rounds_won_before=[3, 2],
-    ))
-    code, printed = cli_json(capsys, "score", "carrossel", "--end", "KNOCK", "--hands",
-                             "4H | KH QS 5C", "--totals", "130,120", "--rounds-won", "3,2")
+    served = rummy_stub.ScoreRound(
+        rummy_pb2.ScoreRoundRequest(
+            ruleset="carrossel",
+            players=2,
+            end=rummy_pb2.ROUND_END_KNOCK,
+            ender=0,
+            hands=[rummy_pb2.Hand(cards=["4H"]), rummy_pb2.Hand(cards=["KH", "QS", "5C"])],
+            totals_before=[130, 120],
+            rounds_won_before=[3, 2],
+        )
+    )
+    code, printed = cli_json(
+        capsys,
+        "score",
+        "carrossel",
+        "--end",
+        "KNOCK",
+        "--hands",
+        "4H | KH QS 5C",
+        "--totals",
+        "130,120",
+        "--rounds-won",
+        "3,2",
+    )
     assert code == 0
     assert printed == grpcurl_json(served)
     assert printed["game_over"] is True and printed["game_winners"] == [0]
@@ -122,12 +140,17 @@ def test_score_deal_json_is_the_served_answer(
     capsys: pytest.CaptureFixture[str], fishing_stub: fishing_pb2_grpc.FishingServiceStub
 ) -> None:
     piles = expand_piles("carosello", 56, False, "JK20 10D AH | rest")
-    served = fishing_stub.ScoreDeal(fishing_pb2.ScoreDealRequest(
-        ruleset="carosello", deck_size=56, piles=[fishing_pb2.Pile(cards=p) for p in piles],
-        totals_before=[110, 60],
-    ))
-    code, printed = cli_json(capsys, "score-deal", "carosello", "--piles", "JK20 10D AH | rest",
-                             "--totals", "110,60")
+    served = fishing_stub.ScoreDeal(
+        fishing_pb2.ScoreDealRequest(
+            ruleset="carosello",
+            deck_size=56,
+            piles=[fishing_pb2.Pile(cards=p) for p in piles],
+            totals_before=[110, 60],
+        )
+    )
+    code, printed = cli_json(
+        capsys, "score-deal", "carosello", "--piles", "JK20 10D AH | rest", "--totals", "110,60"
+    )
     assert code == 0
     assert printed == grpcurl_json(served)
     assert printed["points"] == [13, 17]
@@ -139,17 +162,25 @@ def test_fish_json_is_the_served_answer(
     position = fishing_pb2.FishingPosition(
         ruleset="carosello",
         deck_size=56,
-        table=[fishing_pb2.TableItem(cards=["3C"]), fishing_pb2.TableItem(cards=["4D"]),
-               fishing_pb2.TableItem(cards=["2H", "3S", "AC"], value=6, owner=1)],
+        table=[
+            fishing_pb2.TableItem(cards=["3C"]),
+            fishing_pb2.TableItem(cards=["4D"]),
+            fishing_pb2.TableItem(cards=["2H", "3S", "AC"], value=6, owner=1),
+        ],
         hand=["7S", "6H"],
         players=2,
     )
-    served = fishing_stub.SolvePlay(fishing_pb2.SolvePlayRequest(
-        position=position, max_plays=5, time_limit_ms=10_000,
-        horizon=fishing_pb2.HORIZON_PLAY,
-    ))
-    code, printed = cli_json(capsys, "fish", "carosello", "--table", "3C 4D [2H 3S AC=6 @1]",
-                             "--hand", "7S 6H")
+    served = fishing_stub.SolvePlay(
+        fishing_pb2.SolvePlayRequest(
+            position=position,
+            max_plays=5,
+            time_limit_ms=10_000,
+            horizon=fishing_pb2.HORIZON_PLAY,
+        )
+    )
+    code, printed = cli_json(
+        capsys, "fish", "carosello", "--table", "3C 4D [2H 3S AC=6 @1]", "--hand", "7S 6H"
+    )
     assert code == 0
     assert printed == grpcurl_json(served)
     assert printed["plays"][0]["play"]["card"]

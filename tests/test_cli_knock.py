@@ -17,15 +17,17 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 def test_knock_after_a_move_leaving_three_points(capsys: pytest.CaptureFixture[str]) -> None:
     # R10: a play that leaves 1-5 points (here 3S) may knock.
-    code, out, _ = run(capsys, "knock", "carrossel", *TABLE, "--hand", "5C 9D 3S",
-                       "--after", "5C JK 7H 8S 9D")
+    code, out, _ = run(
+        capsys, "knock", "carrossel", *TABLE, "--hand", "5C 9D 3S", "--after", "5C JK 7H 8S 9D"
+    )
     assert code == 0
     assert out == "may knock: yes\nhand after: 3 points\n"
 
 
 def test_no_knock_with_ten_points_left_says_why(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "knock", "carrossel", *TABLE, "--hand", "5C 9D KS",
-                       "--after", "5C JK 7H 8S 9D")
+    code, out, _ = run(
+        capsys, "knock", "carrossel", *TABLE, "--hand", "5C 9D KS", "--after", "5C JK 7H 8S 9D"
+    )
     assert code == 1
     assert "may knock: no" in out
     assert "the hand left is worth 10 points; a knock needs 1-5 (R10)" in out
@@ -33,8 +35,18 @@ def test_no_knock_with_ten_points_left_says_why(capsys: pytest.CaptureFixture[st
 
 def test_no_knock_after_an_illegal_move(capsys: pytest.CaptureFixture[str]) -> None:
     # The default turn has drawn the card R8 asks for; --drawn 0 makes the same play illegal.
-    code, out, _ = run(capsys, "knock", "carrossel", "--drawn", "0", *TABLE,
-                       "--hand", "5C 9D 3S", "--after", "5C JK 7H 8S 9D")
+    code, out, _ = run(
+        capsys,
+        "knock",
+        "carrossel",
+        "--drawn",
+        "0",
+        *TABLE,
+        "--hand",
+        "5C 9D 3S",
+        "--after",
+        "5C JK 7H 8S 9D",
+    )
     assert code == 1 and "the move is illegal" in out and "R8" in out
 
 

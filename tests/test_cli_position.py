@@ -28,8 +28,19 @@ def test_validate_agrees_with_hint_on_the_default_turn(
 
 
 def test_drawn_zero_still_judges_the_draw_rule(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "validate", "carrossel", "--drawn", "0", "--table", "7H 8S JK=9",
-                       "--hand", "5C 9D KS", "--after", "5C JK 7H 8S 9D")
+    code, out, _ = run(
+        capsys,
+        "validate",
+        "carrossel",
+        "--drawn",
+        "0",
+        "--table",
+        "7H 8S JK=9",
+        "--hand",
+        "5C 9D KS",
+        "--after",
+        "5C JK 7H 8S 9D",
+    )
     assert code == 1 and "DRAW_RULE" in out
 
 
@@ -53,8 +64,19 @@ def test_opened_flags_are_exclusive(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_carioca_is_not_opened_by_default(capsys: pytest.CaptureFixture[str]) -> None:
     # C4: laying off on the table needs the contract first, so without --opened it is illegal.
-    position = ["carioca", "--deal", "2", "--table", "8C 8D 8H | 4S 5S 6S 7S", "--hand",
-                "8S QD", "--after", "8C 8D 8H | 4S 5S 6S 7S 8S", "--discard", "QD"]
+    position = [
+        "carioca",
+        "--deal",
+        "2",
+        "--table",
+        "8C 8D 8H | 4S 5S 6S 7S",
+        "--hand",
+        "8S QD",
+        "--after",
+        "8C 8D 8H | 4S 5S 6S 7S 8S",
+        "--discard",
+        "QD",
+    ]
     assert run(capsys, "validate", *position)[0] == 1
     assert run(capsys, "validate", *position, "--opened")[0] == 0
 
@@ -82,8 +104,17 @@ def test_every_position_command_documents_the_defaults(
 
 @pytest.mark.parametrize(
     ("number", "code"),
-    [("13C", "KC"), ("1H", "AH"), ("11S", "JS"), ("12D", "QD"), ("10C", "10C"), ("7R", "7R"),
-     ("JK=13C", "JK=KC"), ("JK", "JK"), ("KC", "KC")],
+    [
+        ("13C", "KC"),
+        ("1H", "AH"),
+        ("11S", "JS"),
+        ("12D", "QD"),
+        ("10C", "10C"),
+        ("7R", "7R"),
+        ("JK=13C", "JK=KC"),
+        ("JK", "JK"),
+        ("KC", "KC"),
+    ],
 )
 def test_rummikub_numbers_become_codes(number: str, code: str) -> None:
     assert rummikub_code(number) == code
@@ -96,8 +127,17 @@ def test_numbers_are_rummikub_only() -> None:
 
 
 def test_rummikub_numbers_in_validate_print_codes(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "validate", "rummikub", "--table", "11H 12H JK=13H",
-                       "--hand", "1S 1C 1D", "--after", "11H 12H JK=13H | 1S 1C 1D")
+    code, out, _ = run(
+        capsys,
+        "validate",
+        "rummikub",
+        "--table",
+        "11H 12H JK=13H",
+        "--hand",
+        "1S 1C 1D",
+        "--after",
+        "11H 12H JK=13H | 1S 1C 1D",
+    )
     assert code == 0
     assert "table after: JH QH JK=KH | AS AC AD" in out
 
@@ -108,6 +148,15 @@ def test_rummikub_numbers_in_hint(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_numbers_stay_an_error_outside_rummikub(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "validate", "carrossel", "--table", "11H 12H 13H",
-                       "--hand", "10H", "--after", "10H 11H 12H 13H")
+    code, _, err = run(
+        capsys,
+        "validate",
+        "carrossel",
+        "--table",
+        "11H 12H 13H",
+        "--hand",
+        "10H",
+        "--after",
+        "10H 11H 12H 13H",
+    )
     assert code == 2 and "unknown rank '11'" in err

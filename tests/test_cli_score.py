@@ -97,12 +97,34 @@ def test_malformed_round_exits_2_naming_the_options(capsys: pytest.CaptureFixtur
 def test_r13_negative_totals_need_no_equals_sign(capsys: pytest.CaptureFixture[str]) -> None:
     # R13: rummikub's totals go below zero ("each other player loses their own"), and
     # `--totals -25,90` used to be taken for an unknown option.
-    code, out, _ = run(capsys, "score", "rummikub", "--end", "went-out", "--ender", "1",
-                       "--hands", "KS | -", "--totals", "-25,90")
+    code, out, _ = run(
+        capsys,
+        "score",
+        "rummikub",
+        "--end",
+        "went-out",
+        "--ender",
+        "1",
+        "--hands",
+        "KS | -",
+        "--totals",
+        "-25,90",
+    )
     assert code == 0
     assert "totals after:  A -38, B 103" in out
-    code, _, err = run(capsys, "score", "carrossel", "--end", "knock", "--ender", "0",
-                       "--hands", "4H | 5H", "--totals", "-5,0")
+    code, _, err = run(
+        capsys,
+        "score",
+        "carrossel",
+        "--end",
+        "knock",
+        "--ender",
+        "0",
+        "--hands",
+        "4H | 5H",
+        "--totals",
+        "-5,0",
+    )
     assert code == 2
     assert "--totals[0]: must be 0-1000000, not -5" in err
 

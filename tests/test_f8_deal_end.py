@@ -30,43 +30,54 @@ TIMEOUT = 20
 def case_position(case: Case) -> fishing_pb2.FishingPosition:
     player = case["player"]
     return fishing_pb2.FishingPosition(
-        ruleset=case["ruleset"], deck_size=56, players=case["players"], player=player,
+        ruleset=case["ruleset"],
+        deck_size=56,
+        players=case["players"],
+        player=player,
         table=[fishing_pb2.TableItem(cards=list(i.cards)) for i in parse_table_text(case["table"])],
         hand=case["hands"][player].split(),
         piles=[fishing_pb2.Pile(cards=p.split()) for p in case["piles"]],
         last_capturer=case["last_capturer"],
-        other_hands=[fishing_pb2.PlayerHand(player=p, cards=h.split())
-                     for p, h in enumerate(case["hands"]) if p != player],
+        other_hands=[
+            fishing_pb2.PlayerHand(player=p, cards=h.split())
+            for p, h in enumerate(case["hands"])
+            if p != player
+        ],
     )
 
 
 def sample_position(sample: Sample) -> fishing_pb2.FishingPosition:
     raw = sample.raw
     return fishing_pb2.FishingPosition(
-        ruleset=raw.ruleset, deck_size=56, players=raw.players, player=raw.player,
+        ruleset=raw.ruleset,
+        deck_size=56,
+        players=raw.players,
+        player=raw.player,
         table=[fishing_pb2.TableItem(cards=list(i.cards)) for i in raw.table],
-        hand=list(raw.hand), piles=[fishing_pb2.Pile(cards=list(p)) for p in raw.piles],
+        hand=list(raw.hand),
+        piles=[fishing_pb2.Pile(cards=list(p)) for p in raw.piles],
         last_capturer=sample.last_capturer,
         other_hands=[fishing_pb2.PlayerHand(player=p, cards=list(h)) for p, h in raw.other_hands],
     )
 
 
 def deal_end(stub: Any, position: fishing_pb2.FishingPosition, max_plays: int = 3) -> Any:
-    request = fishing_pb2.SolvePlayRequest(position=position, max_plays=max_plays,
-                                           horizon=fishing_pb2.HORIZON_DEAL_END)
+    request = fishing_pb2.SolvePlayRequest(
+        position=position, max_plays=max_plays, horizon=fishing_pb2.HORIZON_DEAL_END
+    )
     return stub.SolvePlay(request, timeout=TIMEOUT)
 
 
 def reference_play(play: fishing_pb2.FishingPlay, table_size: int) -> BPlay:
     kind = play.WhichOneof("action")
     if kind == "capture":
-        return BPlay(play.card, "capture",
-                     frozenset(i for g in play.capture.groups for i in g.items))
+        return BPlay(
+            play.card, "capture", frozenset(i for g in play.capture.groups for i in g.items)
+        )
     if kind == "broom":
         return BPlay(play.card, "broom", frozenset(range(table_size)))
     if kind == "build":
-        return BPlay(play.card, "build", items=frozenset(play.build.items),
-                     value=play.build.value)
+        return BPlay(play.card, "build", items=frozenset(play.build.items), value=play.build.value)
     return BPlay(play.card, "trail")
 
 
@@ -75,8 +86,7 @@ def test_f8_protect_the_end(fishing_stub: Any, case: Case) -> None:
     """The deal-end best play differs from the best play now, and equals minimax's."""
     position = case_position(case)
     expect = case["expect"]
-    now = fishing_stub.SolvePlay(fishing_pb2.SolvePlayRequest(position=position),
-                                 timeout=TIMEOUT)
+    now = fishing_stub.SolvePlay(fishing_pb2.SolvePlayRequest(position=position), timeout=TIMEOUT)
     assert now.plays[0].play.card == expect["play_now"]
     answer = deal_end(fishing_stub, position)
     assert answer.optimal and answer.deal_end
@@ -86,22 +96,35 @@ def test_f8_protect_the_end(fishing_stub: Any, case: Case) -> None:
     assert list(best.final_points) == expect["final_points"]
     assert best.final_margin == expect["final_margin"]
     table = tuple(BItem((c,)) for c in case["table"].split())
-    values = play_values(table, [h.split() for h in case["hands"]],
-                         [p.split() for p in case["piles"]], case["player"],
-                         case["last_capturer"], case["players"], PRIZE_SUIT[case["ruleset"]])
+    values = play_values(
+        table,
+        [h.split() for h in case["hands"]],
+        [p.split() for p in case["piles"]],
+        case["player"],
+        case["last_capturer"],
+        case["players"],
+        PRIZE_SUIT[case["ruleset"]],
+    )
     assert best.final_margin == max(values.values())
 
 
-@pytest.mark.parametrize(("players", "seed"), [(2, s) for s in range(900, 910)]
-                         + [(4, s) for s in range(900, 910)])
-def test_deal_end_over_grpc_agrees_with_minimax(fishing_stub: Any, players: int,
-                                                seed: int) -> None:
+@pytest.mark.parametrize(
+    ("players", "seed"), [(2, s) for s in range(900, 910)] + [(4, s) for s in range(900, 910)]
+)
+def test_deal_end_over_grpc_agrees_with_minimax(fishing_stub: Any, players: int, seed: int) -> None:
     """Each returned play's margin is its minimax value; the first is the best of all."""
     sample = endgame_sample(seed, players)
     answer = deal_end(fishing_stub, sample_position(sample))
     assert answer.optimal and answer.deal_end
-    values = play_values(sample.table, sample.other_hands, sample.piles, sample.player,
-                         sample.last_capturer, players, sample.prize_suit)
+    values = play_values(
+        sample.table,
+        sample.other_hands,
+        sample.piles,
+        sample.player,
+        sample.last_capturer,
+        players,
+        sample.prize_suit,
+    )
     assert answer.plays[0].final_margin == max(values.values())
     for solved in answer.plays:
         assert values[reference_play(solved.play, len(sample.table))] == solved.final_margin
@@ -119,14 +142,19 @@ def test_principal_lines_replay_legally(fishing_stub: Any, seed: int) -> None:
     line = answer.plays[0].line
     assert line[0].play == answer.plays[0].play
     for step in line:
-        position = parse_position(RawPosition(sample.raw.ruleset, table, hands[step.player],
-                                              players=2, player=step.player))
+        position = parse_position(
+            RawPosition(
+                sample.raw.ruleset, table, hands[step.player], players=2, player=step.player
+            )
+        )
         play = _play(step.play)
         verdict = judge(position, play)
         assert verdict.outcome is not None, (step, verdict)
         hands[step.player].remove(step.play.card)
-        table = [RawItem([c.code for c in i.cards], i.value if i.is_build else 0,
-                         max(i.owner, 0)) for i in verdict.outcome.table_after]
+        table = [
+            RawItem([c.code for c in i.cards], i.value if i.is_build else 0, max(i.owner, 0))
+            for i in verdict.outcome.table_after
+        ]
     assert not any(hands.values())
 
 
@@ -136,8 +164,7 @@ def _play(message: fishing_pb2.FishingPlay) -> Play:
     if kind == "capture":
         return Play(card, Action.CAPTURE, tuple(tuple(g.items) for g in message.capture.groups))
     if kind == "build":
-        return Play(card, Action.BUILD, items=tuple(message.build.items),
-                    value=message.build.value)
+        return Play(card, Action.BUILD, items=tuple(message.build.items), value=message.build.value)
     return Play(card, Action.TRAIL if kind == "trail" else Action.BROOM)
 
 

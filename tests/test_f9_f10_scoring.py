@@ -14,14 +14,22 @@ from tests.fishing_vectors import Case, params, piles
 
 @pytest.mark.parametrize("case", params("deals"))
 def test_f9_f10_deal_vectors(case: Case) -> None:
-    rules, deck, parsed = parse_deal(case["ruleset"], case["deck_size"], piles(case),
-                                     case["totals_before"], case.get("omit_broom", False))
+    rules, deck, parsed = parse_deal(
+        case["ruleset"],
+        case["deck_size"],
+        piles(case),
+        case["totals_before"],
+        case.get("omit_broom", False),
+    )
     score = score_deal(rules, deck, parsed, case["totals_before"])
     expect = case["expect"]
     assert list(score.points) == expect["points"]
     assert list(score.totals_after) == expect["totals_after"]
     assert (score.game_over, score.winner, score.another_deal) == (
-        expect["game_over"], expect["winner"], expect["another_deal"])
+        expect["game_over"],
+        expect["winner"],
+        expect["another_deal"],
+    )
     for side, points in enumerate(score.points):
         assert sum(line.points for line in score.lines if line.side == side) == points
     assert all(line.rule == "F9" and line.text for line in score.lines)
@@ -29,8 +37,13 @@ def test_f9_f10_deal_vectors(case: Case) -> None:
 
 @pytest.mark.parametrize(
     ("counts", "expected"),
-    [([20, 36], (0, 2)), ([28, 28], (1, 1)), ([18, 18, 18], (0, 0, 0)),
-     ([20, 20, 16], (1, 1, 0)), ([10, 30, 16], (0, 2, 0))],
+    [
+        ([20, 36], (0, 2)),
+        ([28, 28], (1, 1)),
+        ([18, 18, 18], (0, 0, 0)),
+        ([20, 20, 16], (1, 1, 0)),
+        ([10, 30, 16], (0, 2, 0)),
+    ],
 )
 def test_f9_most_prize_ties(counts: list[int], expected: tuple[int, ...]) -> None:
     """F9: the most takes 2; two tied 1 each; three or more tied nobody."""
@@ -41,8 +54,11 @@ def test_f9_most_prize_ties(counts: list[int], expected: tuple[int, ...]) -> Non
 def test_f9_a_56_card_deal_is_worth_30_between_two_sides(seed: int) -> None:
     """003: «In una distribuzione di carte da 56 carte ci sono 30 punti» — for any split."""
     rng = random.Random(seed)
-    case: Case = {"ruleset": rng.choice(["carosello", "carrusel", "karusele"]),
-                  "deck_size": 56, "piles": ["rest"]}
+    case: Case = {
+        "ruleset": rng.choice(["carosello", "carrusel", "karusele"]),
+        "deck_size": 56,
+        "piles": ["rest"],
+    }
     every = piles(case)[0]
     rng.shuffle(every)
     cut = rng.randint(0, len(every))
@@ -53,8 +69,7 @@ def test_f9_a_56_card_deal_is_worth_30_between_two_sides(seed: int) -> None:
 def test_f9_piles_are_scored_as_given() -> None:
     """F9 on partial piles: two sides with as many cards tie for "most cards" (1 each); the
     prize-suit leader takes 2; cards nobody listed count for nobody."""
-    rules, deck, parsed = parse_deal("carrusel", 56, [["AC", "2C", "7D"], ["JK20", "5H", "9S"]],
-                                     [])
+    rules, deck, parsed = parse_deal("carrusel", 56, [["AC", "2C", "7D"], ["JK20", "5H", "9S"]], [])
     score = score_deal(rules, deck, parsed, [])
     assert score.points == (1 + 2 + 1 + 2, 10 + 1)
 

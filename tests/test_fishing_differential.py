@@ -51,8 +51,12 @@ def test_f3_f7_cpsat_ranking_equals_bruteforce(chunk: int) -> None:
         position = parse_position(sample.raw)
         result = solve_plays(position, TOP, 10_000)
         expected = best_keys(sample.table, sample.hand, sample.player, sample.prize_suit)
-        got = [solved.outcome.key if solved.play.action in (Action.CAPTURE, Action.BROOM)
-               else (0, 0, 0) for solved in result.plays]
+        got = [
+            solved.outcome.key
+            if solved.play.action in (Action.CAPTURE, Action.BROOM)
+            else (0, 0, 0)
+            for solved in result.plays
+        ]
         assert got == expected[:TOP], f"seed {seed}: {sample.raw}"
         assert result.optimal
         legal = set(legal_plays(sample.table, sample.hand, sample.player))
@@ -71,8 +75,15 @@ def test_f8_f9_deal_end_equals_minimax(players: int, chunk: int) -> None:
         check_complete(position)
         result = solve_deal_end(position, TOP, 30_000)
         assert result.optimal
-        values = play_values(sample.table, sample.other_hands, sample.piles, sample.player,
-                             sample.last_capturer, players, sample.prize_suit)
+        values = play_values(
+            sample.table,
+            sample.other_hands,
+            sample.piles,
+            sample.player,
+            sample.last_capturer,
+            players,
+            sample.prize_suit,
+        )
         assert result.plays[0].value == max(values.values()), f"seed {seed}"
         for found in result.plays:
             reference = as_reference(found.solved.play, len(sample.table))
@@ -82,8 +93,10 @@ def test_f8_f9_deal_end_equals_minimax(players: int, chunk: int) -> None:
 @pytest.mark.parametrize(
     ("make", "seeds"),
     [pytest.param(full_last_round, range(k * 10, k * 10 + 10), id=f"full-{k}") for k in range(4)]
-    + [pytest.param(endgame_with_build, range(k * 50, k * 50 + 50), id=f"build-{k}")
-       for k in range(2)],
+    + [
+        pytest.param(endgame_with_build, range(k * 50, k * 50 + 50), id=f"build-{k}")
+        for k in range(2)
+    ],
 )
 def test_f5_f8_last_rounds_equal_minimax(make: Callable[[int], Sample], seeds: range) -> None:
     """Full last rounds of 4 + 4 cards (the speed goal's position), and last rounds with a
@@ -94,8 +107,15 @@ def test_f5_f8_last_rounds_equal_minimax(make: Callable[[int], Sample], seeds: r
         check_complete(position)
         result = solve_deal_end(position, TOP, 60_000)
         assert result.optimal
-        values = play_values(sample.table, sample.other_hands, sample.piles, 0,
-                             sample.last_capturer, 2, sample.prize_suit)
+        values = play_values(
+            sample.table,
+            sample.other_hands,
+            sample.piles,
+            0,
+            sample.last_capturer,
+            2,
+            sample.prize_suit,
+        )
         assert result.plays[0].value == max(values.values()), f"seed {seed}"
         for found in result.plays:
             reference = as_reference(found.solved.play, len(sample.table))

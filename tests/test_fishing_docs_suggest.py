@@ -14,7 +14,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 DOC = (REPO / "docs" / "fishing.md").read_text()
-SECTION = DOC[DOC.index("## The nearest legal play"):DOC.index("## The best plays")]
+SECTION = DOC[DOC.index("## The nearest legal play") : DOC.index("## The best plays")]
 
 
 def sh_blocks() -> list[str]:
@@ -26,8 +26,9 @@ def run(block: str, port: int = 50051) -> subprocess.CompletedProcess[str]:
     script = block.replace("127.0.0.1:50051", f"127.0.0.1:{port}")
     for tool in ("grpcurl", "carrossel"):
         script = script.replace(f".venv/bin/{tool}", shlex.quote(str(bin_dir / tool)))
-    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120,
-                          cwd=REPO)
+    return subprocess.run(
+        ["bash", "-c", script], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
 
 
 def test_f3_cli_example_prints_what_the_doc_shows() -> None:

@@ -92,8 +92,10 @@ def random_play(rng: random.Random, hand: tuple[str, ...], size: int) -> tuple[B
     if kind == "build":
         items = tuple(sorted(rng.sample(indices, rng.randint(1, size)))) if size else ()
         target = rng.randint(1, 20)
-        return (BPlay(card, "build", items=frozenset(items), value=target),
-                Play(parsed, Action.BUILD, items=items, value=target))
+        return (
+            BPlay(card, "build", items=frozenset(items), value=target),
+            Play(parsed, Action.BUILD, items=items, value=target),
+        )
     action = Action.TRAIL if kind == "trail" else Action.BROOM
     taken = frozenset(range(size)) if kind == "broom" else frozenset()
     return BPlay(card, kind, taken), Play(parsed, action)

@@ -27,8 +27,12 @@ def code_name(code: int) -> str:
     return fishing_pb2.FishingViolationCode.Name(code).removeprefix("FISHING_VIOLATION_CODE_")
 
 
-def ask(stub: Any, position: fishing_pb2.FishingPosition, play: fishing_pb2.FishingPlay,
-        suggest: bool = True) -> Any:
+def ask(
+    stub: Any,
+    position: fishing_pb2.FishingPosition,
+    play: fishing_pb2.FishingPlay,
+    suggest: bool = True,
+) -> Any:
     request = fishing_pb2.ValidatePlayRequest(position=position, play=play, suggest=suggest)
     return stub.ValidatePlay(request, timeout=TIMEOUT)
 
@@ -70,7 +74,8 @@ def test_legal_plays_and_suggest_false_answer_as_before(fishing_stub: Any, case:
     answer never carries a suggestion, and an illegal one's always says something."""
     position, play = position_proto(case), play_proto(case)
     plain = fishing_stub.ValidatePlay(
-        fishing_pb2.ValidatePlayRequest(position=position, play=play), timeout=TIMEOUT)
+        fishing_pb2.ValidatePlayRequest(position=position, play=play), timeout=TIMEOUT
+    )
     assert ask(fishing_stub, position, play, suggest=False) == plain
     suggested = ask(fishing_stub, position, play)
     if plain.legal:
@@ -85,15 +90,21 @@ def test_legal_plays_and_suggest_false_answer_as_before(fishing_stub: Any, case:
 def sample_position(seed: int) -> fishing_pb2.FishingPosition:
     raw = play_sample(seed).raw
     return fishing_pb2.FishingPosition(
-        ruleset=raw.ruleset, deck_size=raw.deck_size, player=raw.player, players=raw.players,
-        table=[fishing_pb2.TableItem(cards=list(i.cards), value=i.value, owner=i.owner)
-               for i in raw.table],
+        ruleset=raw.ruleset,
+        deck_size=raw.deck_size,
+        player=raw.player,
+        players=raw.players,
+        table=[
+            fishing_pb2.TableItem(cards=list(i.cards), value=i.value, owner=i.owner)
+            for i in raw.table
+        ],
         hand=list(raw.hand),
     )
 
 
-def play_message(card: str, kind: str, groups: Any, items: Any, value: int
-                 ) -> fishing_pb2.FishingPlay:
+def play_message(
+    card: str, kind: str, groups: Any, items: Any, value: int
+) -> fishing_pb2.FishingPlay:
     message = fishing_pb2.FishingPlay(card=card)
     if kind == "capture":
         message.capture.groups.extend(fishing_pb2.CaptureGroup(items=list(g)) for g in groups)
@@ -126,10 +137,12 @@ def test_random_mistakes_get_a_legal_repeatable_suggestion(fishing_stub: Any, se
 
 
 def _position(**fields: Any) -> fishing_pb2.FishingPosition:
-    base: dict[str, Any] = {"ruleset": "carosello", "deck_size": 56,
-                            "table": [fishing_pb2.TableItem(cards=["3C"]),
-                                      fishing_pb2.TableItem(cards=["4D"])],
-                            "hand": ["7S", "6H"]}
+    base: dict[str, Any] = {
+        "ruleset": "carosello",
+        "deck_size": 56,
+        "table": [fishing_pb2.TableItem(cards=["3C"]), fishing_pb2.TableItem(cards=["4D"])],
+        "hand": ["7S", "6H"],
+    }
     base.update(fields)
     return fishing_pb2.FishingPosition(**base)
 
@@ -139,21 +152,33 @@ def _capture(card: str, *groups: list[int]) -> fishing_pb2.FishingPlay:
 
 
 MALFORMED: list[tuple[str, fishing_pb2.FishingPosition, fishing_pb2.FishingPlay, list[str]]] = [
-    ("group-item-off-the-table", _position(), _capture("7S", [0, 2]),
-     ["play.capture.groups[0].items[1]"]),
+    (
+        "group-item-off-the-table",
+        _position(),
+        _capture("7S", [0, 2]),
+        ["play.capture.groups[0].items[1]"],
+    ),
     ("bad-card-code-played", _position(), _capture("7Z", [0, 1]), ["play.card"]),
     ("no-action", _position(), fishing_pb2.FishingPlay(card="7S"), ["play.action"]),
-    ("build-item-off-the-table", _position(), play_message("6H", "build", (), [-1], 7),
-     ["play.build.items[0]"]),
-    ("bad-position-and-bad-play", _position(hand=["7S", "7X"]), _capture("7S", [9]),
-     ["position.hand[1]", "play.capture.groups[0].items[0]"]),
-    ("unknown-ruleset", _position(ruleset="scopa"), _capture("7S", [0, 1]),
-     ["position.ruleset"]),
+    (
+        "build-item-off-the-table",
+        _position(),
+        play_message("6H", "build", (), [-1], 7),
+        ["play.build.items[0]"],
+    ),
+    (
+        "bad-position-and-bad-play",
+        _position(hand=["7S", "7X"]),
+        _capture("7S", [9]),
+        ["position.hand[1]", "play.capture.groups[0].items[0]"],
+    ),
+    ("unknown-ruleset", _position(ruleset="scopa"), _capture("7S", [0, 1]), ["position.ruleset"]),
 ]
 
 
-@pytest.mark.parametrize(("name", "position", "play", "fields"),
-                         [pytest.param(*m, id=m[0]) for m in MALFORMED])
+@pytest.mark.parametrize(
+    ("name", "position", "play", "fields"), [pytest.param(*m, id=m[0]) for m in MALFORMED]
+)
 def test_malformed_requests_with_suggest_are_invalid_argument(
     fishing_stub: Any, name: str, position: Any, play: Any, fields: list[str]
 ) -> None:

@@ -37,13 +37,40 @@ HARD = rummy_pb2.SolveMoveRequest(
         table=[
             rummy_pb2.Meld(cards=m.split())
             for m in (
-                "JK=9 10D JD", "5D 6C 7C 8H", "JS QH KH", "9S 10H JC QD JK=K", "5S 6S 7C",
-                "8C 8D 8S", "2S 3S 4D 5S", "9D 10C JH QS KS",
+                "JK=9 10D JD",
+                "5D 6C 7C 8H",
+                "JS QH KH",
+                "9S 10H JC QD JK=K",
+                "5S 6S 7C",
+                "8C 8D 8S",
+                "2S 3S 4D 5S",
+                "9D 10C JH QS KS",
             )
         ],
         hand=[
-            "AD", "AH", "AS", "2D", "2H", "2S", "3C", "3D", "3D", "3H", "3S", "4C", "4D", "4H",
-            "4S", "5C", "5H", "8D", "9S", "JH", "JS", "QS", "KD",
+            "AD",
+            "AH",
+            "AS",
+            "2D",
+            "2H",
+            "2S",
+            "3C",
+            "3D",
+            "3D",
+            "3H",
+            "3S",
+            "4C",
+            "4D",
+            "4H",
+            "4S",
+            "5C",
+            "5H",
+            "8D",
+            "9S",
+            "JH",
+            "JS",
+            "QS",
+            "KD",
         ],
         turn=rummy_pb2.Turn(cards_drawn=1, has_melded_sequence=True, has_opened=True),
     ),
@@ -171,10 +198,15 @@ def test_cancelled_solves_give_their_slots_back(rummy_stub: Any) -> None:
     time.sleep(1.0)
     for future in futures:
         future.cancel()
-    honest = rummy_pb2.SolveMoveRequest(position=rummy_pb2.RummyPosition(
-        ruleset="carrossel", players=2, table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])],
-        hand=["6H", "KC"], turn=rummy_pb2.Turn(cards_drawn=1),
-    ))
+    honest = rummy_pb2.SolveMoveRequest(
+        position=rummy_pb2.RummyPosition(
+            ruleset="carrossel",
+            players=2,
+            table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])],
+            hand=["6H", "KC"],
+            turn=rummy_pb2.Turn(cards_drawn=1),
+        )
+    )
     deadline = time.monotonic() + STOP_BOUND_S
     while True:
         try:

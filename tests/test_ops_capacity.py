@@ -84,9 +84,10 @@ def test_a_full_calls_lane_refuses_at_once_with_a_retry_hint(
     """One worker and one admitted call: the next call is RESOURCE_EXHAUSTED with a
     google.rpc.RetryInfo, while the probes' lane still answers health."""
     options = ServeOptions(max_workers=1, max_pending=1)
-    with own_server(options) as server, grpc.insecure_channel(
-        f"127.0.0.1:{server.port}"
-    ) as channel:
+    with (
+        own_server(options) as server,
+        grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel,
+    ):
         rulesets = rulesets_pb2_grpc.RulesetServiceStub(channel)
         held = rulesets.ListRulesets.future(rulesets_pb2.ListRulesetsRequest(), timeout=10)
         while server.capacity.calls.pool.load < 1:
@@ -121,9 +122,10 @@ def test_a_call_whose_deadline_passed_in_the_queue_is_not_run(
 
     monkeypatch.setattr(bounds, "check", counting)
     options = ServeOptions(max_workers=1, max_pending=4)
-    with own_server(options) as server, grpc.insecure_channel(
-        f"127.0.0.1:{server.port}"
-    ) as channel:
+    with (
+        own_server(options) as server,
+        grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel,
+    ):
         rulesets = rulesets_pb2_grpc.RulesetServiceStub(channel)
         held = rulesets.ListRulesets.future(rulesets_pb2.ListRulesetsRequest(), timeout=10)
         while server.capacity.calls.pool.load < 1:

@@ -34,8 +34,9 @@ from tests.conftest import REPO
 yaml = pytest.importorskip("yaml", reason="PyYAML (a dev dependency) reads the manifests")
 
 K8S = REPO / "deploy" / "kubernetes"
-RESOURCES = sorted(p for p in K8S.rglob("*.yaml") if p.name not in ("kustomization.yaml",
-                                                                     "envoy.yaml"))
+RESOURCES = sorted(
+    p for p in K8S.rglob("*.yaml") if p.name not in ("kustomization.yaml", "envoy.yaml")
+)
 
 
 def _docs(path: Path) -> list[dict[str, Any]]:
@@ -71,7 +72,9 @@ def test_every_kustomization_lists_files_that_exist() -> None:
 def test_the_manifests_pass_the_kubernetes_schemas() -> None:
     done = subprocess.run(
         [_tool("kubernetes-validate"), "--strict", "-k", "1.29.0", *map(str, RESOURCES)],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -108,8 +111,11 @@ def test_the_headless_service_and_the_autoscaler_point_at_the_deployment() -> No
     (grpc_port,) = [p for p in headless["ports"] if p["name"] == "grpc"]
     assert grpc_port["appProtocol"] == "kubernetes.io/h2c"
     hpa = kinds["HorizontalPodAutoscaler", "carrossel"]["spec"]
-    assert hpa["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment",
-                                     "name": "carrossel"}
+    assert hpa["scaleTargetRef"] == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": "carrossel",
+    }
     assert hpa["minReplicas"] >= 2
     (metric,) = hpa["metrics"]
     assert metric["resource"]["name"] == "cpu"
@@ -120,16 +126,17 @@ def test_the_headless_service_and_the_autoscaler_point_at_the_deployment() -> No
 def test_envoy_balances_each_call_over_the_headless_service() -> None:
     (config,) = _docs(K8S / "envoy" / "envoy.yaml")
     (cluster,) = config["static_resources"]["clusters"]
-    address = cluster["load_assignment"]["endpoints"][0]["lb_endpoints"][0]["endpoint"][
-        "address"]["socket_address"]
+    address = cluster["load_assignment"]["endpoints"][0]["lb_endpoints"][0]["endpoint"]["address"][
+        "socket_address"
+    ]
     kinds = _by_kind()
     headless = kinds["Service", "carrossel-headless"]
     (grpc_port,) = [p for p in headless["spec"]["ports"] if p["name"] == "grpc"]
-    assert (address["address"], address["port_value"]) == ("carrossel-headless",
-                                                           grpc_port["port"])
+    assert (address["address"], address["port_value"]) == ("carrossel-headless", grpc_port["port"])
     assert cluster["type"] == "STRICT_DNS"  # every pod's address, refreshed
     options = cluster["typed_extension_protocol_options"][
-        "envoy.extensions.upstreams.http.v3.HttpProtocolOptions"]
+        "envoy.extensions.upstreams.http.v3.HttpProtocolOptions"
+    ]
     assert "http2_protocol_options" in options["explicit_http_config"]
     assert "grpc_health_check" in cluster["health_checks"][0]
     front = kinds["Service", "carrossel"]["spec"]
@@ -160,7 +167,7 @@ def test_the_dockerfile_passes_hadolint() -> None:
 
 def test_the_image_runs_carrossel_serve_as_a_non_root_user_with_the_probe() -> None:
     steps = _dockerfile()
-    final = steps[max(i for i, (op, _) in enumerate(steps) if op == "FROM"):]
+    final = steps[max(i for i, (op, _) in enumerate(steps) if op == "FROM") :]
     ops = dict(final)
     assert ops["FROM"].startswith("python:") and "slim" in ops["FROM"]
     assert ops["USER"].split(":")[0] not in ("root", "0")
@@ -189,7 +196,9 @@ class Replica:
         self._log_file = log.open("w")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "service.cli", "serve", "--port", str(self.port)],
-            stdout=subprocess.DEVNULL, stderr=self._log_file, cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=self._log_file,
+            cwd=REPO,
         )
 
     def calls(self, method: str) -> int:

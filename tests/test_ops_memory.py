@@ -43,8 +43,9 @@ def test_health_watches_beyond_the_bound_are_refused(monkeypatch: pytest.MonkeyP
             seen = []
             for watch in watches:  # they reach the server in any order: one is refused
                 try:
-                    seen.append(health_pb2.HealthCheckResponse.ServingStatus.Name(
-                        next(watch).status))
+                    seen.append(
+                        health_pb2.HealthCheckResponse.ServingStatus.Name(next(watch).status)
+                    )
                 except grpc.RpcError as error:
                     seen.append(error.code().name)
             assert sorted(seen) == ["RESOURCE_EXHAUSTED", "SERVING", "SERVING", "SERVING"]

@@ -37,9 +37,10 @@ def _value(text: str, name: str, **labels: str) -> float:
 
 
 def test_metrics_count_calls_outcomes_and_refusals(monkeypatch: pytest.MonkeyPatch) -> None:
-    with own_server(ServeOptions(metrics_port=0)) as server, grpc.insecure_channel(
-        f"127.0.0.1:{server.port}"
-    ) as channel:
+    with (
+        own_server(ServeOptions(metrics_port=0)) as server,
+        grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel,
+    ):
         assert server.metrics is not None
         port = server.metrics.port
         listing = "/carrossel.v1.RulesetService/ListRulesets"

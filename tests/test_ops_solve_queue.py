@@ -44,9 +44,10 @@ def _one_held_slot(queue: int) -> Iterator[Served]:
     """A server with one solve slot, held by the test, a queue of ``queue`` and one thread
     for the cheap calls."""
     options = ServeOptions(max_workers=1, max_concurrent_solves=1, solve_queue=queue)
-    with own_server(options) as server, grpc.insecure_channel(
-        f"127.0.0.1:{server.port}"
-    ) as channel:
+    with (
+        own_server(options) as server,
+        grpc.insecure_channel(f"127.0.0.1:{server.port}") as channel,
+    ):
         slots = limits.solve_slots()
         assert (slots.limit, slots.queue) == (1, queue)
         assert slots.try_acquire()

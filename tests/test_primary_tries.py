@@ -164,16 +164,40 @@ def test_only_rulesets_whose_adds_must_be_maximal_get_the_third_round(
 # Manipulation, 15 table melds and 16 hand cards (a big-hand scan, seed 61): the largest add
 # (14 cards, R8) takes the lean search 4.5 units of work to prove and the usual one 0.2-0.4.
 BIG_TABLE = [
-    ["9H", "10H", "JD", "QC", "KH", "AS"], ["QH", "KS", "AD"],
-    ["2S", "3S", "4D", "5C", "6C", "7S", "8S", "9D"], ["9C", "10C", "JH", "QD", "KC"],
-    ["9S", "10S", "JS", "QS", "KS"], ["8C", "8D", "8H", "8S"],
-    ["2C", "3H", "4S", "5S", "6S", "7H"], ["2H", "3D", "4S", "5H"], ["JH", "QS", "KD"],
-    ["QC", "KC", "AH"], ["2C", "3C", "4H", "5C", "6D", "7D", "8H", "9D"],
-    ["2D", "3H", "4H", "5H", "6H", "7C"], ["2H", "3D", "4C"], ["6H", "7H", "8D", "9S"],
+    ["9H", "10H", "JD", "QC", "KH", "AS"],
+    ["QH", "KS", "AD"],
+    ["2S", "3S", "4D", "5C", "6C", "7S", "8S", "9D"],
+    ["9C", "10C", "JH", "QD", "KC"],
+    ["9S", "10S", "JS", "QS", "KS"],
+    ["8C", "8D", "8H", "8S"],
+    ["2C", "3H", "4S", "5S", "6S", "7H"],
+    ["2H", "3D", "4S", "5H"],
+    ["JH", "QS", "KD"],
+    ["QC", "KC", "AH"],
+    ["2C", "3C", "4H", "5C", "6D", "7D", "8H", "9D"],
+    ["2D", "3H", "4H", "5H", "6H", "7C"],
+    ["2H", "3D", "4C"],
+    ["6H", "7H", "8D", "9S"],
     ["10C", "10D", "10H", "10S"],
 ]
-BIG_HAND = ["AC", "AD", "AH", "AS", "2D", "2S", "4D", "6C", "6D", "8C", "9C", "10D", "JC",
-            "QD", "QH", "KH"]
+BIG_HAND = [
+    "AC",
+    "AD",
+    "AH",
+    "AS",
+    "2D",
+    "2S",
+    "4D",
+    "6C",
+    "6D",
+    "8C",
+    "9C",
+    "10D",
+    "JC",
+    "QD",
+    "QH",
+    "KH",
+]
 
 
 def test_a_proof_the_lean_search_finds_hard_is_left_to_the_usual_one(
@@ -198,7 +222,10 @@ def test_a_proof_the_lean_search_finds_hard_is_left_to_the_usual_one(
     ],
 )
 def test_solve_move_asks_the_last_try_to_probe_where_wilds_make_a_run(
-    monkeypatch: pytest.MonkeyPatch, ruleset: str, table: list[list[str]], hand: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    ruleset: str,
+    table: list[list[str]],
+    hand: list[str],
     probes: bool,
 ) -> None:
     asked = _spy_on_primary(monkeypatch, 4, "probe_last")

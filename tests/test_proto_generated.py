@@ -20,11 +20,16 @@ MODULES = [p.stem for p in PROTOS]
 def generate(out: Path) -> None:
     bin_dir = Path(sys.executable).parent
     args = [
-        sys.executable, "-m", "grpc_tools.protoc", f"-I{PROTO_DIR}",
+        sys.executable,
+        "-m",
+        "grpc_tools.protoc",
+        f"-I{PROTO_DIR}",
         f"--plugin=protoc-gen-mypy={bin_dir / 'protoc-gen-mypy'}",
         f"--plugin=protoc-gen-mypy_grpc={bin_dir / 'protoc-gen-mypy_grpc'}",
-        f"--python_out={out}", f"--grpc_python_out={out}",
-        f"--mypy_out={out}", f"--mypy_grpc_out={out}",
+        f"--python_out={out}",
+        f"--grpc_python_out={out}",
+        f"--mypy_out={out}",
+        f"--mypy_grpc_out={out}",
         *map(str, PROTOS),
     ]
     subprocess.run(args, check=True, capture_output=True, text=True, timeout=120)
@@ -36,12 +41,16 @@ def test_generated_code_is_fresh(tmp_path: Path) -> None:
     fresh = tmp_path / "carrossel" / "v1"
     names = sorted(p.name for p in fresh.iterdir())
     assert names, "protoc generated nothing"
-    stale = [n for n in names if not (GENERATED / n).exists()
-             or not filecmp.cmp(fresh / n, GENERATED / n, shallow=False)]
+    stale = [
+        n
+        for n in names
+        if not (GENERATED / n).exists() or not filecmp.cmp(fresh / n, GENERATED / n, shallow=False)
+    ]
     assert not stale, f"stale generated code, run `make proto`: {stale}"
     leftovers = sorted(
-        p.name for p in GENERATED.glob("*_pb2*") if p.suffix in (".py", ".pyi")
-        and not (fresh / p.name).exists()
+        p.name
+        for p in GENERATED.glob("*_pb2*")
+        if p.suffix in (".py", ".pyi") and not (fresh / p.name).exists()
     )
     assert not leftovers, f"generated files with no .proto left, run `make proto`: {leftovers}"
 
@@ -60,7 +69,7 @@ def test_protobuf_runtime_matches_the_generator() -> None:
     text = (GENERATED / "rummy_pb2.py").read_text()
     marker = "# Protobuf Python Version: "
     line = next(line for line in text.splitlines() if line.startswith(marker))
-    generated_major = int(line[len(marker):].split(".")[0])
+    generated_major = int(line[len(marker) :].split(".")[0])
     runtime_major = int(google.protobuf.__version__.split(".")[0])
     assert generated_major == runtime_major, (line, google.protobuf.__version__)
 
@@ -69,6 +78,5 @@ def test_buf_lint_is_clean() -> None:
     buf = Path(sys.executable).with_name("buf")
     if not buf.exists():
         pytest.skip("buf (the buf-bin package) is not installed")
-    done = subprocess.run([str(buf), "lint"], cwd=REPO, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([str(buf), "lint"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr

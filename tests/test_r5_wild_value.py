@@ -12,8 +12,9 @@ from solver.rummy.position import Move, Position, Turn, parse_move, parse_positi
 def position(
     ruleset: str, table: list[str], hand: str, players: int = 3, cards_drawn: int = 0
 ) -> Position:
-    return parse_position(ruleset, players, [m.split() for m in table], hand.split(),
-                          Turn(cards_drawn=cards_drawn))
+    return parse_position(
+        ruleset, players, [m.split() for m in table], hand.split(), Turn(cards_drawn=cards_drawn)
+    )
 
 
 def move(pos: Position, after: list[str], to_hand: str = "") -> Move:

@@ -17,12 +17,12 @@ def melds(*texts: str) -> list[list[str]]:
 
 
 def test_r6_flow_with_duplicates() -> None:
-    pos = parse_position("carrossel", 3, melds("4H 5S 6D"), ["6D", "6C", "7C"],
-                         Turn(cards_drawn=1))
+    pos = parse_position("carrossel", 3, melds("4H 5S 6D"), ["6D", "6C", "7C"], Turn(cards_drawn=1))
     mv = parse_move(pos, melds("4H 5S 6D 7C", "6D 6C 6H"))
     flow = count_flow(pos, mv)
-    assert flow.played == Counter({Card(7, "C"): 1, Card(6, "D"): 1, Card(6, "C"): 1,
-                                   Card(6, "H"): 1})
+    assert flow.played == Counter(
+        {Card(7, "C"): 1, Card(6, "D"): 1, Card(6, "C"): 1, Card(6, "H"): 1}
+    )
     # Only what the hand really holds was played; the 6♥ is CARD_NOT_IN_HAND.
     assert flow.played_cards == (Card(6, "C"), Card(6, "D"), Card(7, "C"))
     assert not flow.removed
@@ -48,8 +48,13 @@ def test_r6_every_violation_is_reported_not_just_the_first() -> None:
     pos = parse_position("carrossel", 2, melds("4H 5S 6D 7C"), ["KD"], Turn(cards_drawn=0))
     mv = parse_move(pos, melds("4H 5S 6D", "QD KD JD", "AC 2C 3C"))
     codes = {v.code.name for v in validate_move(pos, mv).violations}
-    assert codes == {"TABLE_CARD_REMOVED", "CARD_NOT_IN_HAND", "TOO_MANY_NEW_MELDS",
-                     "INVALID_MELD", "DRAW_RULE"}
+    assert codes == {
+        "TABLE_CARD_REMOVED",
+        "CARD_NOT_IN_HAND",
+        "TOO_MANY_NEW_MELDS",
+        "INVALID_MELD",
+        "DRAW_RULE",
+    }
 
 
 def test_r6_reordering_a_group_with_a_wild_2_is_a_pass() -> None:
@@ -60,8 +65,9 @@ def test_r6_reordering_a_group_with_a_wild_2_is_a_pass() -> None:
 
 def test_r6_too_many_new_melds_names_the_new_melds() -> None:
     # R6: "At most one new meld per turn"; SPEC §4: the message names the cards.
-    pos = parse_position("carrossel", 3, melds("7H 8H 9H"), ["2C", "2D", "2S", "4C", "4D", "4S"],
-                         Turn(cards_drawn=1))
+    pos = parse_position(
+        "carrossel", 3, melds("7H 8H 9H"), ["2C", "2D", "2S", "4C", "4D", "4S"], Turn(cards_drawn=1)
+    )
     verdict = validate_move(pos, parse_move(pos, melds("7H 8H 9H", "2C 2D 2S", "4C 4D 4S")))
     [violation] = verdict.violations
     assert violation.code.name == "TOO_MANY_NEW_MELDS"

@@ -35,9 +35,7 @@ def test_r6_a_swap_of_identical_2s_lays_nothing_and_is_a_pass() -> None:
 
 def test_r6_a_swap_does_not_make_a_rearrangement_legal() -> None:
     # Splitting the run needs a hand card; a 2 swapped for an identical one is none.
-    pos = parse_position(
-        "mexe-mexe", 3, melds("AS 2S=2S 3S 4S 5S 6S"), ["2S"], Turn(cards_drawn=1)
-    )
+    pos = parse_position("mexe-mexe", 3, melds("AS 2S=2S 3S 4S 5S 6S"), ["2S"], Turn(cards_drawn=1))
     verdict = validate_move(pos, parse_move(pos, melds("AS 2S 3S", "4S 5S 6S"), ["2S"]))
     assert not verdict.legal
     assert {v.code.name for v in verdict.violations} == {"NO_HAND_CARD_PLAYED"}

@@ -8,8 +8,9 @@ from solver.rummy.position import Turn, parse_move, parse_position
 
 
 def test_r7_wild_moved_names_both_melds() -> None:
-    pos = parse_position("vatikan", 2, [["7H", "8S", "JK=9"]], ["6C", "9D", "9S"],
-                         Turn(has_melded_sequence=True))
+    pos = parse_position(
+        "vatikan", 2, [["7H", "8S", "JK=9"]], ["6C", "9D", "9S"], Turn(has_melded_sequence=True)
+    )
     verdict = validate_move(pos, parse_move(pos, [["6C", "7H", "8S"], ["JK", "9D", "9S"]]))
     [violation] = verdict.violations
     assert violation.code is ViolationCode.WILD_MOVED
@@ -19,8 +20,9 @@ def test_r7_wild_moved_names_both_melds() -> None:
 
 def test_r7_same_move_legal_where_wilds_may_travel() -> None:
     # The lineage rule is a ruleset parameter: carrossel lets the unreleased joker move.
-    pos = parse_position("carrossel", 3, [["7H", "8S", "JK=9"]], ["6C", "9D", "9S"],
-                         Turn(cards_drawn=1))
+    pos = parse_position(
+        "carrossel", 3, [["7H", "8S", "JK=9"]], ["6C", "9D", "9S"], Turn(cards_drawn=1)
+    )
     verdict = validate_move(pos, parse_move(pos, [["6C", "7H", "8S"], ["JK", "9D", "9S"]]))
     assert verdict.legal
 

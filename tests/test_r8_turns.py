@@ -32,32 +32,45 @@ DRAWS = [
 
 def _position(ruleset: str, drawn: int = 0, stock_empty: bool = False) -> Position:
     table = [["4H", "5H", "6H"]]
-    turn = Turn(cards_drawn=drawn, stock_empty=stock_empty, has_melded_sequence=True,
-                has_opened=True)
+    turn = Turn(
+        cards_drawn=drawn, stock_empty=stock_empty, has_melded_sequence=True, has_opened=True
+    )
     return parse_position(ruleset, 2, table, ["7H", "KC"], turn)
 
 
 @pytest.mark.parametrize(("ruleset", "drawn", "stock_empty", "codes"), DRAWS)
-def test_r8_draws_before_a_play(ruleset: str, drawn: int, stock_empty: bool,
-                                codes: set[str]) -> None:
+def test_r8_draws_before_a_play(
+    ruleset: str, drawn: int, stock_empty: bool, codes: set[str]
+) -> None:
     pos = _position(ruleset, drawn, stock_empty)
-    verdict = validate_move(pos, parse_move(pos, [["4H", "5H", "6H", "7H"]]),
-                            max_placed=lambda p, max_new_melds: 1)
+    verdict = validate_move(
+        pos, parse_move(pos, [["4H", "5H", "6H", "7H"]]), max_placed=lambda p, max_new_melds: 1
+    )
     assert {v.code.name for v in verdict.violations} == codes
 
 
 @pytest.mark.parametrize(
     ("ruleset", "drawn", "legal"),
-    [("carrossel", 0, True), ("carrossel", 3, True), ("carrossel", 4, False),
-     ("mexe-mexe", 0, True), ("mexe-mexe", 1, True), ("mexe-mexe", 2, False),
-     ("vatikan", 1, True), ("vatikan", 2, False), ("rummikub", 1, True),
-     ("shangai", 7, True)],
+    [
+        ("carrossel", 0, True),
+        ("carrossel", 3, True),
+        ("carrossel", 4, False),
+        ("mexe-mexe", 0, True),
+        ("mexe-mexe", 1, True),
+        ("mexe-mexe", 2, False),
+        ("vatikan", 1, True),
+        ("vatikan", 2, False),
+        ("rummikub", 1, True),
+        ("shangai", 7, True),
+    ],
 )
-def test_r8_a_pass_breaks_only_an_impossible_draw_count(ruleset: str, drawn: int,
-                                                        legal: bool) -> None:
+def test_r8_a_pass_breaks_only_an_impossible_draw_count(
+    ruleset: str, drawn: int, legal: bool
+) -> None:
     pos = _position(ruleset, drawn)
-    verdict = validate_move(pos, parse_move(pos, [["4H", "5H", "6H"]]),
-                            max_placed=lambda p, max_new_melds: 0)
+    verdict = validate_move(
+        pos, parse_move(pos, [["4H", "5H", "6H"]]), max_placed=lambda p, max_new_melds: 0
+    )
     assert verdict.legal is legal
     assert all(v.code is ViolationCode.DRAW_RULE for v in verdict.violations)
 
@@ -89,8 +102,9 @@ def test_r8_an_add_of_the_whole_hand_asks_nothing() -> None:
     """No add places more cards than the hand holds, so "both must go" needs no search."""
     oracle = Oracle(add=2, any_play=2)
     pos = parse_position("shangai", 2, [["8C", "9D", "10H"]], ["7S", "JC"])
-    verdict = validate_move(pos, parse_move(pos, [["7S", "8C", "9D", "10H", "JC"]]),
-                            max_placed=oracle)
+    verdict = validate_move(
+        pos, parse_move(pos, [["7S", "8C", "9D", "10H", "JC"]]), max_placed=oracle
+    )
     assert verdict.legal and oracle.asked == []
 
 
@@ -105,8 +119,9 @@ def test_r8_pass_asks_whether_any_play_exists() -> None:
 def test_r8_new_meld_is_not_an_add() -> None:
     oracle = Oracle(add=5, any_play=5)
     pos = parse_position("manipulation", 2, [["8C", "9D", "10H"]], ["5S", "5C", "5D", "7S"])
-    verdict = validate_move(pos, parse_move(pos, [["8C", "9D", "10H"], ["5S", "5C", "5D"]]),
-                            max_placed=oracle)
+    verdict = validate_move(
+        pos, parse_move(pos, [["8C", "9D", "10H"], ["5S", "5C", "5D"]]), max_placed=oracle
+    )
     assert verdict.legal and oracle.asked == []
 
 

@@ -23,7 +23,10 @@ from tests.ops_helpers import CARROSSEL_MOVE, error_of, field_violations
 
 def _score_round(**fields: Any) -> rummy_pb2.ScoreRoundRequest:
     request = rummy_pb2.ScoreRoundRequest(
-        ruleset="carrossel", players=2, end=rummy_pb2.ROUND_END_WENT_OUT, ender=0,
+        ruleset="carrossel",
+        players=2,
+        end=rummy_pb2.ROUND_END_WENT_OUT,
+        ender=0,
         hands=[rummy_pb2.Hand(cards=[]), rummy_pb2.Hand(cards=["7H"])],
     )
     for name, values in fields.items():

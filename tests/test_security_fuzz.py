@@ -51,8 +51,20 @@ EXAMPLES = int(os.environ.get("CARROSSEL_HOSTILE_EXAMPLES", "60"))
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 CODES = [r + s for r in RANKS for s in "CDHS"] + ["JK", "JK=9", "JK=9H", "2C=7H"]
 ODD_TEXT = [
-    "", " ", "7\u017f", "\u0131K", "7\u2660\ufe0f", "JK=", "=", "10\u0000H", "\u202e7H",
-    "x" * 100_000, "../../etc/passwd", "%s%n", "rummi\u212aub", "CARROSSEL ",
+    "",
+    " ",
+    "7\u017f",
+    "\u0131K",
+    "7\u2660\ufe0f",
+    "JK=",
+    "=",
+    "10\u0000H",
+    "\u202e7H",
+    "x" * 100_000,
+    "../../etc/passwd",
+    "%s%n",
+    "rummi\u212aub",
+    "CARROSSEL ",
 ]
 INT32 = st.one_of(
     st.integers(-3, 12),
@@ -83,8 +95,11 @@ def _scalar(field: FieldDescriptor, depth: int) -> st.SearchStrategy[Any]:
         return st.binary(max_size=16)
     if kind in (FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_FIXED32):
         return st.integers(0, 2**32 - 1)
-    if kind in (FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_SINT64,
-                FieldDescriptor.TYPE_SFIXED64):
+    if kind in (
+        FieldDescriptor.TYPE_INT64,
+        FieldDescriptor.TYPE_SINT64,
+        FieldDescriptor.TYPE_SFIXED64,
+    ):
         return st.integers(-(2**63), 2**63 - 1)
     if kind in (FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_FIXED64):
         return st.integers(0, 2**64 - 1)
@@ -124,8 +139,11 @@ def _build(cls: Any, values: dict[str, Any]) -> Message:
         if value is None:
             continue
         field = cls.DESCRIPTOR.fields_by_name[name]
-        target = getattr(message, name) if field.type == FieldDescriptor.TYPE_MESSAGE or (
-            field.is_repeated) else None
+        target = (
+            getattr(message, name)
+            if field.type == FieldDescriptor.TYPE_MESSAGE or (field.is_repeated)
+            else None
+        )
         if field.is_repeated:
             target.extend(value)
         elif field.type == FieldDescriptor.TYPE_MESSAGE:
@@ -179,8 +197,11 @@ def test_hostile_requests_get_an_answer_or_a_proper_refusal(
         max_examples=EXAMPLES,
         deadline=None,
         derandomize=True,  # the same requests on every run: a failure can be replayed
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                               HealthCheck.large_base_example],
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.large_base_example,
+        ],
     )
     @given(request=_message(method.input_type))
     def check(request: Message) -> None:

@@ -28,8 +28,9 @@ from service.security import TlsFiles, TokenAuth
 from service.server import ServeOptions
 from tests.ops_helpers import own_server
 
-x509 = pytest.importorskip("cryptography.x509", reason="cryptography (a dev dependency) makes "
-                           "the test certificates")
+x509 = pytest.importorskip(
+    "cryptography.x509", reason="cryptography (a dev dependency) makes the test certificates"
+)
 from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import ec  # noqa: E402
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID  # noqa: E402
@@ -47,13 +48,13 @@ def _name(common: str) -> Any:
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, common)])
 
 
-def _issue(common: str, issuer: tuple[Any, Any] | None, *, ca: bool = False,
-           server: bool = False) -> tuple[Any, Any]:
+def _issue(
+    common: str, issuer: tuple[Any, Any] | None, *, ca: bool = False, server: bool = False
+) -> tuple[Any, Any]:
     key = ec.generate_private_key(ec.SECP256R1())
     now = datetime.datetime.now(datetime.UTC)
     subject = _name(common)
-    signer_name, signer_key = (subject, key) if issuer is None else (
-        issuer[0].subject, issuer[1])
+    signer_name, signer_key = (subject, key) if issuer is None else (issuer[0].subject, issuer[1])
     builder = (
         x509.CertificateBuilder()
         .subject_name(subject)
@@ -113,8 +114,11 @@ def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
         TlsFiles(Path(), Path()),
     )
     folder = tmp_path_factory.mktemp("pki")
-    for name, data in (("ca.pem", made.ca.cert), ("server.pem", made.server.cert),
-                       ("server.key", made.server.key)):
+    for name, data in (
+        ("ca.pem", made.ca.cert),
+        ("server.pem", made.server.cert),
+        ("server.key", made.server.key),
+    ):
         (folder / name).write_bytes(data)
     files = TlsFiles(folder / "server.pem", folder / "server.key")
     mutual = TlsFiles(files.cert, files.key, folder / "ca.pem")
@@ -159,9 +163,7 @@ def test_mutual_tls_needs_a_client_certificate_from_the_ca(pki: Pki) -> None:
         anonymous = grpc.ssl_channel_credentials(root_certificates=pki.ca.cert)
         with _secure(server.port, anonymous) as channel:
             assert _code(channel) is grpc.StatusCode.UNAVAILABLE
-        stranger = grpc.ssl_channel_credentials(
-            pki.ca.cert, pki.stranger.key, pki.stranger.cert
-        )
+        stranger = grpc.ssl_channel_credentials(pki.ca.cert, pki.stranger.key, pki.stranger.cert)
         with _secure(server.port, stranger) as channel:
             assert _code(channel) is grpc.StatusCode.UNAVAILABLE
 
@@ -217,9 +219,7 @@ def test_health_stays_open_and_reflection_needs_the_token(token_server: int) -> 
         assert list(replies)
 
 
-def test_tls_and_a_token_together_through_grpcs_own_credentials(
-    pki: Pki, token_file: Path
-) -> None:
+def test_tls_and_a_token_together_through_grpcs_own_credentials(pki: Pki, token_file: Path) -> None:
     with own_server(ServeOptions(tls=pki.files, token_file=token_file)) as server:
         tls = grpc.ssl_channel_credentials(root_certificates=pki.ca.cert)
         with_token = grpc.composite_channel_credentials(
@@ -251,7 +251,9 @@ def test_tokens_compare_whole_tokens_only() -> None:
 def test_serve_refuses_an_incomplete_setup(flags: list[str], message: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "service.cli", "serve", "--port", "0", *flags],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode != 0
     assert message in done.stderr

@@ -62,8 +62,9 @@ def field_violations(error: grpc.RpcError) -> dict[str, str]:
     return dict(violation_list(error))
 
 
-def validate(stub: Any, pos: rummy_pb2.RummyPosition, move: rummy_pb2.RummyMove | None = None
-             ) -> dict[str, str]:
+def validate(
+    stub: Any, pos: rummy_pb2.RummyPosition, move: rummy_pb2.RummyMove | None = None
+) -> dict[str, str]:
     request = rummy_pb2.ValidateMoveRequest(position=pos, move=move or same_table_move())
     return field_violations(call_error(stub.ValidateMove, request))
 
@@ -75,8 +76,9 @@ def test_bad_card_code_in_hand(rummy_stub: Any) -> None:
 
 
 def test_bad_card_code_on_the_table(rummy_stub: Any) -> None:
-    pos = position(table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"]),
-                          rummy_pb2.Meld(cards=["5C", "5X", "5S"])])
+    pos = position(
+        table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"]), rummy_pb2.Meld(cards=["5C", "5X", "5S"])]
+    )
     found = validate(rummy_stub, pos)
     assert "position.table[1].cards[1]" in found
     assert "'5X'" in found["position.table[1].cards[1]"]
@@ -106,8 +108,9 @@ def test_unknown_ruleset_lists_the_known_ids(rummy_stub: Any) -> None:
     for unknown in ("canasta", "x" * 60):  # longer ids are refused by the bounds first
         error = call_error(
             rummy_stub.ValidateMove,
-            rummy_pb2.ValidateMoveRequest(position=position(ruleset=unknown),
-                                          move=same_table_move()),
+            rummy_pb2.ValidateMoveRequest(
+                position=position(ruleset=unknown), move=same_table_move()
+            ),
         )
         description = field_violations(error)["position.ruleset"]
         for text in (description, error.details()):
@@ -133,8 +136,9 @@ def test_too_many_copies_of_a_card(rummy_stub: Any) -> None:
 
 
 def test_invalid_meld_in_the_positions_table(rummy_stub: Any) -> None:
-    pos = position(table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"]),
-                          rummy_pb2.Meld(cards=["2C", "9D", "KS"])])
+    pos = position(
+        table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"]), rummy_pb2.Meld(cards=["2C", "9D", "KS"])]
+    )
     found = validate(rummy_stub, pos)
     assert "position.table[1]" in found
 
@@ -143,9 +147,14 @@ def test_a_value_written_on_a_natural_card_is_named_at_the_card(rummy_stub: Any)
     # SPEC §2: "A wild card on the table may carry the value it stands for after `=`" (the
     # README's "Card notation"); SPEC §5: a malformed position is INVALID_ARGUMENT. The fix
     # is in that one card, so the violation names it, once, and not its whole meld.
-    pos = position(ruleset="mexe-mexe", players=3,
-                   table=[rummy_pb2.Meld(cards=["2H=6H", "7H", "8H"]),
-                          rummy_pb2.Meld(cards=["9S", "9D=9D", "9C"])])
+    pos = position(
+        ruleset="mexe-mexe",
+        players=3,
+        table=[
+            rummy_pb2.Meld(cards=["2H=6H", "7H", "8H"]),
+            rummy_pb2.Meld(cards=["9S", "9D=9D", "9C"]),
+        ],
+    )
     request = rummy_pb2.ValidateMoveRequest(position=pos, move=same_table_move())
     found = violation_list(call_error(rummy_stub.ValidateMove, request))
     assert [field for field, _ in found] == ["position.table[1].cards[1]"]
@@ -165,9 +174,13 @@ def test_a_card_foreign_to_the_deck_is_named_once(
     # R1: the deck follows from the ruleset, and shangai's has no jokers; SPEC §5: a bad
     # card code is INVALID_ARGUMENT. One JK is one violation at its own path, not also an
     # invalid meld or "1 copies of JK" against a deck that holds none.
-    pos = position(ruleset="shangai", players=3, hand=hand,
-                   table=[rummy_pb2.Meld(cards=meld) for meld in table],
-                   turn=rummy_pb2.Turn(cards_drawn=1))
+    pos = position(
+        ruleset="shangai",
+        players=3,
+        hand=hand,
+        table=[rummy_pb2.Meld(cards=meld) for meld in table],
+        turn=rummy_pb2.Turn(cards_drawn=1),
+    )
     request = rummy_pb2.SolveMoveRequest(position=pos)
     found = violation_list(call_error(rummy_stub.SolveMove, request))
     assert found == [(path, "JK is not a card of shangai")]
@@ -195,8 +208,9 @@ def test_an_empty_move_that_is_set_is_judged(rummy_stub: Any) -> None:
 
 
 def test_solve_move_checks_its_numbers(rummy_stub: Any) -> None:
-    request = rummy_pb2.SolveMoveRequest(position=position(players=9), max_moves=-1,
-                                         time_limit_ms=-5)
+    request = rummy_pb2.SolveMoveRequest(
+        position=position(players=9), max_moves=-1, time_limit_ms=-5
+    )
     found = field_violations(call_error(rummy_stub.SolveMove, request))
     assert {"max_moves", "time_limit_ms", "position.players"} <= set(found)
 

@@ -43,10 +43,29 @@ from tests.reference.positions import REARRANGEMENT, random_spec
 REQUESTS = int(os.environ.get("CARROSSEL_FUZZ_REQUESTS", "200"))
 SEED = 17
 
-CODES = [r + s for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
-         for s in "SHDC"] + ["JK"]
-MALFORMED = ["", "XX", "JK=", "JK=Z", "JK=10", "JK=QH", "2S=5", "2S=5D", "AS=2", "1S", "11H",
-             "jk", " AS", "JK=JK", "2H=2H", "10"]
+CODES = [
+    r + s
+    for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+    for s in "SHDC"
+] + ["JK"]
+MALFORMED = [
+    "",
+    "XX",
+    "JK=",
+    "JK=Z",
+    "JK=10",
+    "JK=QH",
+    "2S=5",
+    "2S=5D",
+    "AS=2",
+    "1S",
+    "11H",
+    "jk",
+    " AS",
+    "JK=JK",
+    "2H=2H",
+    "10",
+]
 
 
 def _start(rng: random.Random) -> tuple[str, int, list[list[str]], list[str], dict[str, Any]]:
@@ -55,16 +74,31 @@ def _start(rng: random.Random) -> tuple[str, int, list[list[str]], list[str], di
         spec = random_spec(ruleset, rng.randrange(10**9), max_wilds=rng.choice((0, 2, 4)))
     else:
         size = rng.choice(("small", "mid", "large"))
-        spec = deal(rng, ruleset, table_size=SIZES[size], hand_size=(1, 20),
-                    table_jokers=rng.randint(0, 2), hand_jokers=rng.randint(0, 2))
-    turn = {"cards_drawn": spec.turn.cards_drawn, "stock_empty": spec.turn.stock_empty,
-            "has_melded_sequence": spec.turn.has_melded_sequence,
-            "has_opened": spec.turn.has_opened}
+        spec = deal(
+            rng,
+            ruleset,
+            table_size=SIZES[size],
+            hand_size=(1, 20),
+            table_jokers=rng.randint(0, 2),
+            hand_jokers=rng.randint(0, 2),
+        )
+    turn = {
+        "cards_drawn": spec.turn.cards_drawn,
+        "stock_empty": spec.turn.stock_empty,
+        "has_melded_sequence": spec.turn.has_melded_sequence,
+        "has_opened": spec.turn.has_opened,
+    }
     return ruleset, spec.players, [list(m) for m in spec.table], list(spec.hand), turn
 
 
-def _spoil(rng: random.Random, ruleset: str, players: int, table: list[list[str]],
-           hand: list[str], turn: dict[str, Any]) -> rummy_pb2.RummyPosition:
+def _spoil(
+    rng: random.Random,
+    ruleset: str,
+    players: int,
+    table: list[list[str]],
+    hand: list[str],
+    turn: dict[str, Any],
+) -> rummy_pb2.RummyPosition:
     """Up to three random changes, any of which may make the position malformed."""
     for _ in range(rng.choice((0, 0, 0, 1, 1, 2, 3))):
         change = rng.randrange(13)
@@ -76,7 +110,8 @@ def _spoil(rng: random.Random, ruleset: str, players: int, table: list[list[str]
             hand.append(rng.choice(CODES))
         elif change == 2:
             (rng.choice(table) if table and rng.random() < 0.5 else hand).append(
-                rng.choice(MALFORMED))
+                rng.choice(MALFORMED)
+            )
         elif change == 3 and hand:
             hand.pop(rng.randrange(len(hand)))
         elif change == 4:
@@ -102,8 +137,12 @@ def _spoil(rng: random.Random, ruleset: str, players: int, table: list[list[str]
             meld = rng.choice(table)
             meld.insert(rng.randint(0, len(meld)), hand.pop())
     return rummy_pb2.RummyPosition(
-        ruleset=ruleset, players=players, hand=hand,
-        table=[rummy_pb2.Meld(cards=m) for m in table], turn=rummy_pb2.Turn(**turn))
+        ruleset=ruleset,
+        players=players,
+        hand=hand,
+        table=[rummy_pb2.Meld(cards=m) for m in table],
+        turn=rummy_pb2.Turn(**turn),
+    )
 
 
 @functools.cache
@@ -120,7 +159,8 @@ def _requests() -> list[tuple[rummy_pb2.SolveMoveRequest, rummy_pb2.CheckKnockRe
             time_limit_ms=rng.choice((1, 5, 50, 300, -3) if odd else (1, 5, 50, 300)),
         )
         knock = rummy_pb2.CheckKnockRequest(
-            position=position, time_limit_ms=rng.choice((1, 50, 300)))
+            position=position, time_limit_ms=rng.choice((1, 50, 300))
+        )
         out.append((solve, knock))
     return out
 
@@ -152,8 +192,9 @@ def _answer(call: Any, request: Any) -> tuple[Any, list[str]]:
         return None, [f"{type(request).__name__} answered {wrong}"] if wrong else []
 
 
-def _solve_problems(stub: rummy_pb2_grpc.RummyServiceStub,
-                    request: rummy_pb2.SolveMoveRequest) -> list[str]:
+def _solve_problems(
+    stub: rummy_pb2_grpc.RummyServiceStub, request: rummy_pb2.SolveMoveRequest
+) -> list[str]:
     response, problems = _answer(stub.SolveMove, request)
     if response is None:
         return problems
@@ -171,22 +212,31 @@ def _solve_problems(stub: rummy_pb2_grpc.RummyServiceStub,
             timeout=DEADLINE_S,
         )
         if knock.eligible != verdict.knock_eligible:
-            problems.append(f"move {k}: CheckKnock eligible {knock.eligible} ({knock.reason}), "
-                            f"ValidateMove knock_eligible {verdict.knock_eligible}")
+            problems.append(
+                f"move {k}: CheckKnock eligible {knock.eligible} ({knock.reason}), "
+                f"ValidateMove knock_eligible {verdict.knock_eligible}"
+            )
     return problems
 
 
-def _answer_problems(request: rummy_pb2.SolveMoveRequest,
-                     response: rummy_pb2.SolveMoveResponse) -> list[str]:
+def _answer_problems(
+    request: rummy_pb2.SolveMoveRequest, response: rummy_pb2.SolveMoveResponse
+) -> list[str]:
     """proto SolveStats: the status agrees with the moves and ``optimal``; objective_value is
     the first move's value; the moves come best first by the objective asked for."""
     problems = []
-    status = ("OPTIMAL" if response.optimal else "FEASIBLE") if response.moves else (
-        "NO_LEGAL_PLAY" if response.optimal else "UNKNOWN")
+    status = (
+        ("OPTIMAL" if response.optimal else "FEASIBLE")
+        if response.moves
+        else ("NO_LEGAL_PLAY" if response.optimal else "UNKNOWN")
+    )
     if response.stats.status not in (status, "NO_PLAY_ALLOWED") or (
-            response.stats.status == "NO_PLAY_ALLOWED" and response.moves):
-        problems.append(f"status {response.stats.status} for {len(response.moves)} moves, "
-                        f"optimal {response.optimal}")
+        response.stats.status == "NO_PLAY_ALLOWED" and response.moves
+    ):
+        problems.append(
+            f"status {response.stats.status} for {len(response.moves)} moves, "
+            f"optimal {response.optimal}"
+        )
     hand = len(request.position.hand)
     value = {
         rummy_pb2.OBJECTIVE_MOST_CARDS: lambda m: len(m.played),
@@ -203,8 +253,9 @@ def _answer_problems(request: rummy_pb2.SolveMoveRequest,
     return problems
 
 
-def _knock_problems(stub: rummy_pb2_grpc.RummyServiceStub,
-                    request: rummy_pb2.CheckKnockRequest) -> list[str]:
+def _knock_problems(
+    stub: rummy_pb2_grpc.RummyServiceStub, request: rummy_pb2.CheckKnockRequest
+) -> list[str]:
     response, problems = _answer(stub.CheckKnock, request)
     if response is None:
         return problems
@@ -219,6 +270,7 @@ def test_random_requests_are_answered_or_refused_never_wrong(
     for solve, knock in _requests()[n : n + 20]:
         problems = _solve_problems(rummy_stub, solve) + _knock_problems(rummy_stub, knock)
         if problems:
-            failures.append("; ".join(problems) + "\n" + text_format.MessageToString(
-                solve, as_one_line=True))
+            failures.append(
+                "; ".join(problems) + "\n" + text_format.MessageToString(solve, as_one_line=True)
+            )
     assert not failures, "\n\n".join(failures)

@@ -21,7 +21,11 @@ def _install(npm: str) -> None:
         return
     subprocess.run(
         [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-        cwd=CLIENT_DIR, check=True, capture_output=True, text=True, timeout=600,
+        cwd=CLIENT_DIR,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -32,13 +36,23 @@ def test_node_client_lists_rulesets_and_sees_invalid_argument(server_port: int) 
     _install(npm)
     done = subprocess.run(
         [node, str(CLIENT_DIR / "client.js"), f"127.0.0.1:{server_port}"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
     assert seen["ids"] == [
-        "carrossel", "mexe-mexe", "vatikan", "shangai", "manipulation",
-        "rummikub", "carioca", "carosello", "carrusel", "karusele",
+        "carrossel",
+        "mexe-mexe",
+        "vatikan",
+        "shangai",
+        "manipulation",
+        "rummikub",
+        "carioca",
+        "carosello",
+        "carrusel",
+        "karusele",
     ]
     assert seen["carrossel_knock_threshold"] == 5
     assert seen["carrossel_wild_kind"] == "WILD_KIND_JOKERS"

@@ -57,18 +57,30 @@ OBJECTIVES = {
 
 # What the small positions must exercise, over all six rulesets (measured: each at least
 # twice as often, most of them four times).
-COVERAGE = {"play": 60, "no_play": 6, "go_out": 20, "release_needed": 6, "knock": 3,
-            "to_hand": 3, "opening_play": 3, "meld_beats_add": 2, "ace_low": 6, "ace_high": 6}
+COVERAGE = {
+    "play": 60,
+    "no_play": 6,
+    "go_out": 20,
+    "release_needed": 6,
+    "knock": 3,
+    "to_hand": 3,
+    "opening_play": 3,
+    "meld_beats_add": 2,
+    "ace_low": 6,
+    "ace_high": 6,
+}
 
 
-def _solve_move_problems(stub: rummy_pb2_grpc.RummyServiceStub,
-                         position: rummy_pb2.RummyPosition, optima: Optima) -> list[str]:
+def _solve_move_problems(
+    stub: rummy_pb2_grpc.RummyServiceStub, position: rummy_pb2.RummyPosition, optima: Optima
+) -> list[str]:
     problems = []
     for objective, wire in OBJECTIVES.items():
         what = f"SolveMove {objective.name}"
         response = stub.SolveMove(
             rummy_pb2.SolveMoveRequest(position=position, objective=wire, max_moves=MOVES),
-            timeout=DEADLINE_S)
+            timeout=DEADLINE_S,
+        )
         if not response.optimal:
             problems.append(f"{what}: not proved optimal")
         if not response.moves:
@@ -81,41 +93,57 @@ def _solve_move_problems(stub: rummy_pb2_grpc.RummyServiceStub,
         best = response.moves[0]
         if objective is Objective.MOST_CARDS:
             if len(best.played) != optima.most_cards.value:
-                problems.append(f"{what}: lays {len(best.played)}; the reference "
-                                f"{optima.most_cards.value}")
+                problems.append(
+                    f"{what}: lays {len(best.played)}; the reference {optima.most_cards.value}"
+                )
             elif optima.fewest_changed is not None and (
                 best.melds_changed < optima.fewest_changed
-                or (response.stats.tie_break_proved
-                    and best.melds_changed != optima.fewest_changed)):
-                problems.append(f"{what}: {best.melds_changed} melds changed (proved: "
-                                f"{response.stats.tie_break_proved}); the reference's fewest "
-                                f"{optima.fewest_changed}")
+                or (response.stats.tie_break_proved and best.melds_changed != optima.fewest_changed)
+            ):
+                problems.append(
+                    f"{what}: {best.melds_changed} melds changed (proved: "
+                    f"{response.stats.tie_break_proved}); the reference's fewest "
+                    f"{optima.fewest_changed}"
+                )
         elif objective is Objective.FEWEST_POINTS:
             if best.hand_points_after != optima.fewest_points.value:
-                problems.append(f"{what}: leaves {best.hand_points_after} points; the "
-                                f"reference {optima.fewest_points.value}")
+                problems.append(
+                    f"{what}: leaves {best.hand_points_after} points; the "
+                    f"reference {optima.fewest_points.value}"
+                )
         elif best.went_out != (optima.go_out is not None):
-            problems.append(f"{what}: went_out {best.went_out}; the reference can go out: "
-                            f"{optima.go_out is not None}")
+            problems.append(
+                f"{what}: went_out {best.went_out}; the reference can go out: "
+                f"{optima.go_out is not None}"
+            )
         for k, solved in enumerate(response.moves):
             verdict = judge(stub, position, solved.move)
             problems += effects_problems(f"{what} move {k}", solved, verdict)
     return problems
 
 
-def _check_knock_problems(stub: rummy_pb2_grpc.RummyServiceStub,
-                          position: rummy_pb2.RummyPosition, optima: Optima,
-                          points_now: int) -> list[str]:
+def _check_knock_problems(
+    stub: rummy_pb2_grpc.RummyServiceStub,
+    position: rummy_pb2.RummyPosition,
+    optima: Optima,
+    points_now: int,
+) -> list[str]:
     """R10 without a move: with no legal play the best total is the hand's own."""
     response = stub.CheckKnock(rummy_pb2.CheckKnockRequest(position=position), timeout=DEADLINE_S)
     best = optima.fewest_points.value if optima.fewest_points else points_now
-    expected = (best, optima.knock is not None, optima.go_out is not None, True,
-                optima.any_play)
-    found = (response.best_hand_points, response.can_knock, response.can_go_out,
-             response.optimal, response.HasField("witness"))
+    expected = (best, optima.knock is not None, optima.go_out is not None, True, optima.any_play)
+    found = (
+        response.best_hand_points,
+        response.can_knock,
+        response.can_go_out,
+        response.optimal,
+        response.HasField("witness"),
+    )
     if found != expected:
-        return [f"CheckKnock (best_hand_points, can_knock, can_go_out, optimal, witness) "
-                f"{found}; the reference {expected}"]
+        return [
+            f"CheckKnock (best_hand_points, can_knock, can_go_out, optimal, witness) "
+            f"{found}; the reference {expected}"
+        ]
     return witness_problems(stub, position, response)
 
 
@@ -148,8 +176,9 @@ def test_the_positions_sent_cover_the_interesting_cases(coverage: Counter[str]) 
     """Runs after the six comparisons above (pytest keeps a module's order)."""
     if POSITIONS < 30 or any(coverage[f"ruleset {r}"] < POSITIONS for r in REARRANGEMENT):
         pytest.skip("the six comparisons did not all run in full in this session")
-    short = {flag: (coverage[flag], least) for flag, least in COVERAGE.items()
-             if coverage[flag] < least}
+    short = {
+        flag: (coverage[flag], least) for flag, least in COVERAGE.items() if coverage[flag] < least
+    }
     assert not short, f"(found, needed) per flag: {short}; all counts: {dict(coverage)}"
 
 
@@ -160,12 +189,19 @@ def _dealt(ruleset_id: str) -> list[PositionSpec]:
     for size in ("mid", "large"):
         for _ in range(DEALT):
             opening = drawn == 0 and rng.random() < 0.5
-            specs.append(random_position(
-                rng, ruleset_id, table_size=SIZES[size], hand_size=(3, 18),
-                table_jokers=rng.randint(0, 2),
-                table_twos=rng.randint(1, 5) if ruleset_id == "mexe-mexe" else 0,
-                hand_jokers=rng.randint(0, 2), hand_melds=rng.randint(0, 2),
-                turn=Turn(cards_drawn=drawn, has_opened=not opening)))
+            specs.append(
+                random_position(
+                    rng,
+                    ruleset_id,
+                    table_size=SIZES[size],
+                    hand_size=(3, 18),
+                    table_jokers=rng.randint(0, 2),
+                    table_twos=rng.randint(1, 5) if ruleset_id == "mexe-mexe" else 0,
+                    hand_jokers=rng.randint(0, 2),
+                    hand_melds=rng.randint(0, 2),
+                    turn=Turn(cards_drawn=drawn, has_opened=not opening),
+                )
+            )
     return specs
 
 
@@ -184,15 +220,25 @@ def test_grpc_answers_equal_in_process_answers_on_big_tables(
         for objective, wire in OBJECTIVES.items():
             response = rummy_stub.SolveMove(
                 rummy_pb2.SolveMoveRequest(position=position, objective=wire, max_moves=MOVES),
-                timeout=DEADLINE_S)
+                timeout=DEADLINE_S,
+            )
             local = solve_move(parsed, objective, MOVES)
             if not (response.optimal and local.optimal):
                 continue
             compared += 1
-            sent = [(list(m.move.table), list(m.played), m.hand_points_after, m.melds_changed)
-                    for m in response.moves]
-            here = [(list(move_to_proto(m.move).table), [c.code for c in m.verdict.played],
-                     m.verdict.hand_points_after, m.melds_changed) for m in local.moves]
+            sent = [
+                (list(m.move.table), list(m.played), m.hand_points_after, m.melds_changed)
+                for m in response.moves
+            ]
+            here = [
+                (
+                    list(move_to_proto(m.move).table),
+                    [c.code for c in m.verdict.played],
+                    m.verdict.hand_points_after,
+                    m.melds_changed,
+                )
+                for m in local.moves
+            ]
             if sent != here:
                 failures.append(f"{objective.name} {spec}:\n  call {sent}\n  here {here}")
     assert not failures, "\n".join(failures[:3])

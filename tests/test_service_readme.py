@@ -22,8 +22,9 @@ def blocks(language: str) -> list[str]:
 def test_python_example(server_port: int) -> None:
     (code,) = blocks("python")
     code = code.replace("127.0.0.1:50051", f"127.0.0.1:{server_port}")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, cwd=REPO)
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "carrossel: 2-5 players, 10 cards dealt"

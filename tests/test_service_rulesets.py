@@ -48,7 +48,10 @@ def test_every_ruleset_says_which_rpcs_are_served(
         expected = [rpc.value for rpc in registry.served_rpcs(domain.RULESETS[r.id])]
         assert list(r.served_rpcs) == expected
     assert list(rulesets["carrossel"].served_rpcs) == [
-        "ValidateMove", "SolveMove", "CheckKnock", "ScoreRound"
+        "ValidateMove",
+        "SolveMove",
+        "CheckKnock",
+        "ScoreRound",
     ]
     assert "ScoreRound" in rulesets["carioca"].served_rpcs
 
@@ -56,8 +59,13 @@ def test_every_ruleset_says_which_rpcs_are_served(
 def test_every_served_rpc_is_a_method_of_the_family_s_service(
     rulesets: dict[str, rulesets_pb2.Ruleset],
 ) -> None:
-    services = {s.name: s for s in (rummy_pb2.DESCRIPTOR.services_by_name["RummyService"],
-                                    fishing_pb2.DESCRIPTOR.services_by_name["FishingService"])}
+    services = {
+        s.name: s
+        for s in (
+            rummy_pb2.DESCRIPTOR.services_by_name["RummyService"],
+            fishing_pb2.DESCRIPTOR.services_by_name["FishingService"],
+        )
+    }
     for r in rulesets.values():
         service = services[registry.service_of(domain.RULESETS[r.id])]
         assert set(r.served_rpcs) <= {m.name for m in service.methods}
@@ -85,7 +93,19 @@ def test_every_ruleset_has_its_basic_parameters(
         assert r.draw_rule_text and r.game_end_rule
         assert 2 <= r.min_players <= r.max_players <= 5
         assert [p.rank for p in r.card_points] == [
-            "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"
+            "A",
+            "2",
+            "3",
+            "4",
+            "5",
+            "6",
+            "7",
+            "8",
+            "9",
+            "10",
+            "J",
+            "Q",
+            "K",
         ]
         if r.family == rulesets_pb2.FAMILY_FISHING:
             assert [d.size for d in r.fishing.decks] == [56, 55, 54]
@@ -119,7 +139,10 @@ def test_rummikub_parameters(rulesets: dict[str, rulesets_pb2.Ruleset]) -> None:
     assert r.opening_min_points == 30
     assert r.sequence_suit_rule == rulesets_pb2.SEQUENCE_SUIT_RULE_SAME_SUIT
     assert {c.name: c.suit for c in r.colours} == {
-        "black": "S", "blue": "C", "orange": "D", "red": "H"
+        "black": "S",
+        "blue": "C",
+        "orange": "D",
+        "red": "H",
     }
 
 
@@ -152,23 +175,24 @@ def test_carioca_contracts(rulesets: dict[str, rulesets_pb2.Ruleset]) -> None:
     assert r.decks[0].total_cards == 108
 
 
-@pytest.mark.parametrize(("ruleset", "suit"), [("carosello", "H"), ("carrusel", "C"),
-                                               ("karusele", "S")])
+@pytest.mark.parametrize(
+    ("ruleset", "suit"), [("carosello", "H"), ("carrusel", "C"), ("karusele", "S")]
+)
 def test_fishing_prize_suit_and_deal_points(
     rulesets: dict[str, rulesets_pb2.Ruleset], ruleset: str, suit: str
 ) -> None:
     fishing = rulesets[ruleset].fishing
     assert fishing.prize_suit == suit
     assert [(d.size, d.table_cards, d.game_target) for d in fishing.decks] == [
-        (56, 8, 120), (55, 7, 90), (54, 6, 60)
+        (56, 8, 120),
+        (55, 7, 90),
+        (54, 6, 60),
     ]
     prizes = {p.code: p.points for p in fishing.deal_prizes}
     assert prizes[f"2{suit}"] == 2 and prizes["10D"] == 2 and prizes["JK20"] == 10
     # F9: with 56 cards the prizes add up to 30 (four aces at 1 each).
     assert sum(prizes.values()) - prizes["ACE"] + 4 * prizes["ACE"] == 30
-    assert {v.card: v.value for v in fishing.special_values} == {
-        "JK20": 20, "JK15": 15, "JK11": 11
-    }
+    assert {v.card: v.value for v in fishing.special_values} == {"JK20": 20, "JK15": 15, "JK11": 11}
 
 
 @pytest.mark.parametrize(

@@ -38,10 +38,15 @@ def test_signal_stops_the_server_gracefully(sig: signal.Signals, solve_first: bo
         if solve_first:
             with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
                 table = [rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])]
-                request = rummy_pb2.SolveMoveRequest(position=rummy_pb2.RummyPosition(
-                    ruleset="carrossel", players=2, table=table, hand=["6H", "KC"],
-                    turn=rummy_pb2.Turn(cards_drawn=1),
-                ))
+                request = rummy_pb2.SolveMoveRequest(
+                    position=rummy_pb2.RummyPosition(
+                        ruleset="carrossel",
+                        players=2,
+                        table=table,
+                        hand=["6H", "KC"],
+                        turn=rummy_pb2.Turn(cards_drawn=1),
+                    )
+                )
                 answer = rummy_pb2_grpc.RummyServiceStub(channel).SolveMove(request, timeout=10)
                 assert answer.moves
         process.send_signal(sig)
@@ -84,8 +89,9 @@ def test_watchers_see_not_serving_at_shutdown() -> None:
     built = build_server("127.0.0.1:0")
     with grpc.insecure_channel(f"127.0.0.1:{built.port}") as channel:
         stub = health_pb2_grpc.HealthStub(channel)
-        watch = stub.Watch(health_pb2.HealthCheckRequest(service="carrossel.v1.RummyService"),
-                           timeout=10)
+        watch = stub.Watch(
+            health_pb2.HealthCheckRequest(service="carrossel.v1.RummyService"), timeout=10
+        )
         assert next(watch).status == health_pb2.HealthCheckResponse.SERVING
         cancelled = [stub.Watch(health_pb2.HealthCheckRequest(), timeout=10) for _ in range(5)]
         for other in cancelled:
@@ -103,7 +109,9 @@ def test_a_busy_port_is_a_clear_error() -> None:
         port = busy.getsockname()[1]
         done = subprocess.run(
             [sys.executable, "-m", "service.cli", "serve", "--port", str(port)],
-            capture_output=True, text=True, timeout=60,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
     assert done.returncode == 2
     assert f"cannot listen on 127.0.0.1:{port}" in done.stderr

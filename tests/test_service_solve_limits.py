@@ -57,9 +57,7 @@ def status_of(call: Any, request: Any, timeout: float = 10) -> grpc.StatusCode:
 
 # A 1-card add where a 2-card add exists, and a new meld (not an add: no search asked).
 SMALL_ADD = validate_request(shangai([RUN], ["7H", "JH", "2C"]), [["7H", *RUN]])
-NEW_MELD = validate_request(
-    shangai([RUN], ["2C", "2D", "2S", "KD"]), [RUN, ["2C", "2D", "2S"]]
-)
+NEW_MELD = validate_request(shangai([RUN], ["2C", "2D", "2S", "KD"]), [RUN, ["2C", "2D", "2S"]])
 CARROSSEL = rummy_pb2.ValidateMoveRequest(
     position=rummy_pb2.RummyPosition(
         ruleset="carrossel",
@@ -145,14 +143,39 @@ def _no_proof(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # Shangai, 15 table melds and 15 hand cards: its largest add takes about 0.2 s to prove.
 HARD_TABLE = [
-    ["7C", "7D", "7H", "7S"], ["10D", "JH", "QH", "KC"], ["9C", "10H", "JC", "QH", "KC"],
-    ["9D", "10S", "JS", "QC", "KS"], ["AS", "2H", "3D"], ["AD", "2H", "3H"],
-    ["AH", "2C", "3S", "4D"], ["AC", "2C", "3C"], ["6C", "7D", "8S", "9H", "10S"],
-    ["4C", "5H", "6S"], ["JH", "QS", "KH"], ["5C", "5D", "5H", "5S"],
-    ["AH", "2D", "3C", "4C"], ["AD", "2D", "3D"], ["4S", "5S", "6D"],
+    ["7C", "7D", "7H", "7S"],
+    ["10D", "JH", "QH", "KC"],
+    ["9C", "10H", "JC", "QH", "KC"],
+    ["9D", "10S", "JS", "QC", "KS"],
+    ["AS", "2H", "3D"],
+    ["AD", "2H", "3H"],
+    ["AH", "2C", "3S", "4D"],
+    ["AC", "2C", "3C"],
+    ["6C", "7D", "8S", "9H", "10S"],
+    ["4C", "5H", "6S"],
+    ["JH", "QS", "KH"],
+    ["5C", "5D", "5H", "5S"],
+    ["AH", "2D", "3C", "4C"],
+    ["AD", "2D", "3D"],
+    ["4S", "5S", "6D"],
 ]
-HARD_HAND = ["AS", "2S", "2S", "3S", "4D", "4H", "5D", "6C", "6H", "8D", "10C", "JD", "QC",
-             "QD", "KD"]
+HARD_HAND = [
+    "AS",
+    "2S",
+    "2S",
+    "3S",
+    "4D",
+    "4H",
+    "5D",
+    "6C",
+    "6H",
+    "8D",
+    "10C",
+    "JD",
+    "QC",
+    "QD",
+    "KD",
+]
 
 
 def test_an_unproved_largest_add_is_undecided_not_a_guess(
@@ -258,10 +281,19 @@ VATIKAN = rummy_pb2.RummyPosition(
     table=[
         rummy_pb2.Meld(cards=m.split())
         for m in (
-            "6C 6D 6H 6S", "AD 2S 3S 4C 5D 6H 7S 8D", "7H 8S 9C 10S JS QD KS",
-            "AS 2D 3D 4D 5H 6S 7H 8H 9H 10H JS QC", "10C JH QS KH", "4H 5S 6C 7C 8H",
-            "7S 8C 9S 10H JH", "7D 8C 9D 10D JD QH", "10D JC QH", "AS 2S 3H", "2C 3C 4H 5C",
-            "AC 2D 3C 4S 5D", "AH 2C 3H 4D 5C",
+            "6C 6D 6H 6S",
+            "AD 2S 3S 4C 5D 6H 7S 8D",
+            "7H 8S 9C 10S JS QD KS",
+            "AS 2D 3D 4D 5H 6S 7H 8H 9H 10H JS QC",
+            "10C JH QS KH",
+            "4H 5S 6C 7C 8H",
+            "7S 8C 9S 10H JH",
+            "7D 8C 9D 10D JD QH",
+            "10D JC QH",
+            "AS 2S 3H",
+            "2C 3C 4H 5C",
+            "AC 2D 3C 4S 5D",
+            "AH 2C 3H 4D 5C",
         )
     ],
     hand=["AH", "5S", "6D", "8S", "10S", "QC", "QS", "KC", "KC", "KD", "KD", "KH", "KS", "JK"],

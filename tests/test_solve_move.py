@@ -38,8 +38,11 @@ from tests.reference.positions import random_position, wild_cards_in_play
 
 VECTORS = Path(__file__).parent / "vectors" / "solve" / "solve.toml"
 CASES: list[dict[str, Any]] = tomllib.loads(VECTORS.read_text())["case"]
-_OBJ = {"most_cards": rummy_pb2.OBJECTIVE_MOST_CARDS, "fewest_points":
-        rummy_pb2.OBJECTIVE_FEWEST_POINTS, "go_out": rummy_pb2.OBJECTIVE_GO_OUT}
+_OBJ = {
+    "most_cards": rummy_pb2.OBJECTIVE_MOST_CARDS,
+    "fewest_points": rummy_pb2.OBJECTIVE_FEWEST_POINTS,
+    "go_out": rummy_pb2.OBJECTIVE_GO_OUT,
+}
 
 
 def _turn(case: dict[str, Any]) -> dict[str, Any]:
@@ -81,15 +84,21 @@ def test_vector_in_process(case: dict[str, Any]) -> None:
         assert result.moves == ()
         return
     best = result.moves[0]
-    _check(case["expect"], best.cards_played, best.verdict.hand_points_after,
-           best.verdict.went_out, best.melds_changed)
+    _check(
+        case["expect"],
+        best.cards_played,
+        best.verdict.hand_points_after,
+        best.verdict.went_out,
+        best.melds_changed,
+    )
     for solved in result.moves:  # every hint is a legal move (re-validated here too)
         assert validate_move(position, solved.move).legal
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c['rule']}-{c['id']}" for c in CASES])
-def test_vector_through_grpc(case: dict[str, Any], rummy_stub: rummy_pb2_grpc.RummyServiceStub
-                             ) -> None:
+def test_vector_through_grpc(
+    case: dict[str, Any], rummy_stub: rummy_pb2_grpc.RummyServiceStub
+) -> None:
     request = rummy_pb2.SolveMoveRequest(
         position=rummy_pb2.RummyPosition(
             ruleset=case["ruleset"],
@@ -108,16 +117,22 @@ def test_vector_through_grpc(case: dict[str, Any], rummy_stub: rummy_pb2_grpc.Ru
         assert len(response.moves) == 0
         return
     best = response.moves[0]
-    _check(case["expect"], len(best.played), best.hand_points_after, best.went_out,
-           best.melds_changed)
+    _check(
+        case["expect"], len(best.played), best.hand_points_after, best.went_out, best.melds_changed
+    )
     assert len({tuple(tuple(m.cards) for m in mv.move.table) for mv in response.moves}) == len(
         response.moves
     )
 
 
 def test_same_request_same_answer() -> None:
-    position = parse_position("carrossel", 3, [["7H", "8S", "JK=9"], ["5C", "5D", "5S"]],
-                              ["6C", "9D", "9S", "4H"], Turn(cards_drawn=1))
+    position = parse_position(
+        "carrossel",
+        3,
+        [["7H", "8S", "JK=9"], ["5C", "5D", "5S"]],
+        ["6C", "9D", "9S", "4H"],
+        Turn(cards_drawn=1),
+    )
     first = solve_move(position, None, 3)
     again = solve_move(position, None, 3)
     assert [m.move for m in first.moves] == [m.move for m in again.moves]
@@ -126,8 +141,12 @@ def test_same_request_same_answer() -> None:
 def test_hint_disturbs_the_table_least() -> None:
     # 3C extends 4-5-6 directly; no other meld needs to change (fewest melds changed).
     position = parse_position(
-        "carrossel", 3, [["4H", "5S", "6D"], ["9C", "9D", "9S"], ["JH", "QH", "KH"]], ["3C"],
-        Turn(cards_drawn=1))
+        "carrossel",
+        3,
+        [["4H", "5S", "6D"], ["9C", "9D", "9S"], ["JH", "QH", "KH"]],
+        ["3C"],
+        Turn(cards_drawn=1),
+    )
     best = solve_move(position, Objective.MOST_CARDS).moves[0]
     assert best.melds_changed == 1
     assert sum(best.changed) == 1
@@ -139,8 +158,12 @@ def test_rummikub_hint_disturbs_the_table_least() -> None:
     # solves both objectives as one weighted sum: 8H extends 5-6-7 directly, and no other
     # meld (the 8s nor the hearts run) needs to change.
     position = parse_position(
-        "rummikub", 2, [["5H", "6H", "7H"], ["8C", "8D", "8S"], ["9H", "10H", "JH"]], ["8H"],
-        Turn(has_opened=True))
+        "rummikub",
+        2,
+        [["5H", "6H", "7H"], ["8C", "8D", "8S"], ["9H", "10H", "JH"]],
+        ["8H"],
+        Turn(has_opened=True),
+    )
     best = solve_move(position, Objective.MOST_CARDS).moves[0]
     assert best.cards_played == 1
     assert best.melds_changed == 1
@@ -154,8 +177,12 @@ def test_rummikub_kept_melds_are_the_pools_own() -> None:
     # SPEC §4 tie-break, as the model counts it (docs/solver.md): a kept natural meld is
     # one of the pool's melds of its shape, even a run longer than the pool's own pieces.
     position = parse_position(
-        "rummikub", 2, [["AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C"], ["9S", "9H", "9D"]],
-        ["JS", "QS", "KS"], Turn(has_opened=True))
+        "rummikub",
+        2,
+        [["AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C"], ["9S", "9H", "9D"]],
+        ["JS", "QS", "KS"],
+        Turn(has_opened=True),
+    )
     tm = TurnModel(position, ModelOptions(max_new_melds=None), copy_deck=False)
     assert tm.variables.links.runs == {0: (1, 8, "C")}
     assert tm.variables.links.groups == {1: (9, ("D", "H", "S"))}
@@ -173,8 +200,9 @@ def test_rummikub_kept_melds_are_the_pools_own() -> None:
 def test_rummikub_identical_runs_one_kept_one_taking_the_joker() -> None:
     # SPEC §4 tie-break. Two copies of one run: one stays as it was, all natural; the other
     # takes 7H and the joker. The kept copy must not be rebuilt with the joker in it.
-    position = parse_position("rummikub", 2, [["4H", "5H", "6H"], ["4H", "5H", "6H"]],
-                              ["7H", "JK"], Turn(has_opened=True))
+    position = parse_position(
+        "rummikub", 2, [["4H", "5H", "6H"], ["4H", "5H", "6H"]], ["7H", "JK"], Turn(has_opened=True)
+    )
     best = solve_move(position, Objective.MOST_CARDS).moves[0]
     assert (best.cards_played, best.melds_changed) == (2, 1)
     assert "4H 5H 6H" in _tables(best)
@@ -189,8 +217,11 @@ def test_rummikub_identical_runs_one_kept_one_taking_the_joker() -> None:
         ([["JK=JH", "QH", "KH"], ["JH", "QH", "KH"]], "JH JS JC QS QD KC KD", "JH QH KH"),
         # The hand's 9S releases the joker of a group of 9s and stays with its 9C 9H as
         # `9C 9H 9S`, the other group's cards, which go to the runs through the 9s.
-        ([["9C", "9D", "9H", "JK=9S"], ["9C", "9H", "9S"]], "9S 10C JC 7H 8H 7S 8S 10D JD",
-         "9C 9H 9S"),
+        (
+            [["9C", "9D", "9H", "JK=9S"], ["9C", "9H", "9S"]],
+            "9S 10C JC 7H 8H 7S 8S 10D JD",
+            "9C 9H 9S",
+        ),
     ],
     ids=["run", "group"],
 )
@@ -229,8 +260,9 @@ def test_shangai_checks_its_add_without_searching_the_largest_add_again(
         return real(position, max_new_melds, budget)
 
     monkeypatch.setattr(search, "_max_played", counted)
-    position = parse_position("shangai", 2, [["8H", "9S", "10D"]], ["7C", "JD", "3C"],
-                              Turn(cards_drawn=0))
+    position = parse_position(
+        "shangai", 2, [["8H", "9S", "10D"]], ["7C", "JD", "3C"], Turn(cards_drawn=0)
+    )
     best = solve_move(position, Objective.FEWEST_POINTS).moves[0]
     assert best.cards_played == 2 and best.verdict.legal
     assert calls == [0]
@@ -262,22 +294,28 @@ def test_tie_break_reaches_the_proved_fewest_changes(ruleset: str, size: str) ->
 # the answer was the primary's table, with many more melds changed than the fewest.
 NO_TIE_BREAK_TABLE = {
     "shangai-43-307": (
-        "shangai", Turn(), Objective.FEWEST_POINTS,
+        "shangai",
+        Turn(),
+        Objective.FEWEST_POINTS,
         "AC 2H 3S | 4C 4D 4H 4S | 7D 7H 7S | 10S JH QC KD | 10D JD QC KC | 2D 3D 4H 5D 6S | "
         "10S JC QD KH | 6D 7C 8S | 10C JH QS KC | 6C 7S 8H | 2H 3D 4C 5S 6H | 6H 7H 8C | "
         "AC AD AH AS | 9C 9D 9H 9S | AS 2D 3S | 5C 5D 5H | 5S 6C 7D 8C | 10H JD QH KS | "
         "10H JS QH KH",
         "AD AH 2C 2C 2S 3C 3C 3H 4D 4S 5C 5H 6S 7C 9H 10D JS QD QS",
-        13, 8,  # melds changed before, and the proved fewest
+        13,
+        8,  # melds changed before, and the proved fewest
     ),
     "carrossel-43-217": (
-        "carrossel", Turn(cards_drawn=1), Objective.MOST_CARDS,
+        "carrossel",
+        Turn(cards_drawn=1),
+        Objective.MOST_CARDS,
         "7C 7D 7H 7S | 3H 4C 5H 6H | 6C 6D 6S | AS 2D 3S | 8D 9D 10S JS QS KC | 3D 4D 5D | "
         "QC KS AC | QD KH JK=A | 3H 4S 5C | QH KD AH | 3C 4H 5C 6C 7C 8S 9C 10D | AD 2C 3C | "
         "JC JD JH | 5H 6S 7D 8S 9C 10C JH QH KH | 8H 9S 10D JS QS KC AH | 4D 4H 4S | "
         "5D 6D 7S 8D 9H 10S JC QD KD | 5S 6H 7H 8C 9S 10C JD QC KS | 8C JK=9 10H",
         "AD 2C 2D 2H 4C 5S 8H 9D 9H 10H",
-        14, 3,
+        14,
+        3,
     ),
 }
 
@@ -328,38 +366,84 @@ def test_the_last_tie_break_try_never_keeps_a_table_changing_more(
     [
         # Found by the brute-force differential with up to three 2s (seed 61994): each 2♥
         # may stand for an ace, so the two trade places and `2H=A AS AD` reads unchanged.
-        ("mexe-mexe", 4, [["2H=AC", "2C", "3C"], ["2H=A", "AS", "AD"]],
-         ["AS", "4H", "3H", "3S", "AC"], Turn(cards_drawn=1), False),
+        (
+            "mexe-mexe",
+            4,
+            [["2H=AC", "2C", "3C"], ["2H=A", "AS", "AD"]],
+            ["AS", "4H", "3H", "3S", "AC"],
+            Turn(cards_drawn=1),
+            False,
+        ),
         # Found by the differential with up to four wilds (seed 216074): `2C=2C` stands for
         # its own card, so it can take the place of the natural 2♣ of `AC 2C 3C`, which
         # becomes a wild (`2C=3C 4C 5C`); the third meld then reads unchanged.
-        ("mexe-mexe", 5, [["2C=2C", "3C", "4C"], ["QS", "KS", "2H"], ["AC", "2C", "3C"]],
-         ["5C", "4C", "5C"], Turn(cards_drawn=1), False),
+        (
+            "mexe-mexe",
+            5,
+            [["2C=2C", "3C", "4C"], ["QS", "KS", "2H"], ["AC", "2C", "3C"]],
+            ["5C", "4C", "5C"],
+            Turn(cards_drawn=1),
+            False,
+        ),
         # Seed 219376 of the same run: `2S=10H JH QH KH AH` holds Q♥ K♥ A♥, which may be
         # the second meld's Q♥ K♥ with the hand's A♥ releasing its 2♥ (R5); the first meld
         # then reads unchanged while the 2♥ joins `AH AS 2H=A`.
-        ("mexe-mexe", 3, [["2S", "JH", "QH", "KH", "AH"], ["QH", "KH", "2H"]],
-         ["AH", "10H", "JH", "AS"], Turn(cards_drawn=1), False),
+        (
+            "mexe-mexe",
+            3,
+            [["2S", "JH", "QH", "KH", "AH"], ["QH", "KH", "2H"]],
+            ["AH", "10H", "JH", "AS"],
+            Turn(cards_drawn=1),
+            False,
+        ),
         # Seed 228166: the hand's J♣ releases `2C=J` to the hand (R5) and the natural 2♣ of
         # `2D 2C 2H` takes its place as a wild, so the first meld reads unchanged; the 2♦ and
         # 2♥ join the hand's J♣ J♠ (`JC JS 2D=J 2H=J`): one meld changed.
-        ("mexe-mexe", 4, [["2C=J", "JH", "JS"], ["2D", "2C", "2H"]], ["JC", "JS"],
-         Turn(cards_drawn=1), False),
+        (
+            "mexe-mexe",
+            4,
+            [["2C=J", "JH", "JS"], ["2D", "2C", "2H"]],
+            ["JC", "JS"],
+            Turn(cards_drawn=1),
+            False,
+        ),
         # Seed 290052 of the four-wild differential (session 30): `2S=2D` stands for a 2, its
         # own card's rank, so it can take the place of the group's natural 2♠, which stands
         # for the run's 5♦ instead; `2C 2S=2D 2D=2` then reads as the group before.
-        ("mexe-mexe", 3, [["2S=2D", "3D", "4D", "5D", "6D"], ["2S", "2D=2", "2C"]],
-         ["5S", "5H", "7D", "5H"], Turn(cards_drawn=1), False),
+        (
+            "mexe-mexe",
+            3,
+            [["2S=2D", "3D", "4D", "5D", "6D"], ["2S", "2D=2", "2C"]],
+            ["5S", "5H", "7D", "5H"],
+            Turn(cards_drawn=1),
+            False,
+        ),
         # DISAGREEMENTS.md D4: the two jokers trade places.
-        ("carrossel", 4, [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
-         ["3H", "AD"], Turn(cards_drawn=1), False),
+        (
+            "carrossel",
+            4,
+            [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
+            ["3H", "AD"],
+            Turn(cards_drawn=1),
+            False,
+        ),
         # One joker: the keep flags count exactly as the table shows.
-        ("carrossel", 4, [["JS", "QS", "KS", "JK"], ["AH", "AC", "AS"], ["AH", "AC", "AD"]],
-         ["3H", "AD"], Turn(cards_drawn=1), True),
+        (
+            "carrossel",
+            4,
+            [["JS", "QS", "KS", "JK"], ["AH", "AC", "AS"], ["AH", "AC", "AD"]],
+            ["3H", "AD"],
+            Turn(cards_drawn=1),
+            True,
+        ),
     ],
 )
 def test_d4_the_tie_break_is_proved_only_where_the_model_counts_as_the_table(
-    ruleset: str, players: int, table: list[list[str]], hand: list[str], turn: Turn,
+    ruleset: str,
+    players: int,
+    table: list[list[str]],
+    hand: list[str],
+    turn: Turn,
     exact: bool,
 ) -> None:
     """SPEC §4 tie-break, D4: two table wilds of one card code in different melds can trade
@@ -385,16 +469,20 @@ def test_melds_changed_compares_what_each_wild_stands_for() -> None:
     and with the other meld's A♠ they make `AS JK=2 JK=3`: the first meld's very cards, but
     a group become a run, so it is changed. Every best play changes both melds, which the
     model proves and the brute force confirms (vatikan seed 71078 of the differential)."""
-    position = parse_position("vatikan", 5, [["AS", "JK=A", "JK=A"], ["AD", "AH", "AC", "AS"]],
-                              ["AC", "AH"], Turn())
+    position = parse_position(
+        "vatikan", 5, [["AS", "JK=A", "JK=A"], ["AD", "AH", "AC", "AS"]], ["AC", "AH"], Turn()
+    )
     result = solve_move(position, Objective.MOST_CARDS, 5)
     # Not reported proved: a slot holding the hand's A♣ and the first meld's A♠ could hold
     # `AD AH AC AS` with two other aces, which the model does not count (see the test below).
     assert result.optimal and len(result.moves) == 5
     assert {m.melds_changed for m in result.moves} == {2}
     assert reference_solve(position).fewest_changed == 2
-    run = (TableCard(Card(1, "S")), TableCard(JOKER, WildValue(2, None)),
-           TableCard(JOKER, WildValue(3, None)))
+    run = (
+        TableCard(Card(1, "S")),
+        TableCard(JOKER, WildValue(2, None)),
+        TableCard(JOKER, WildValue(3, None)),
+    )
     freed = tuple(TableCard(Card(1, s)) for s in "CHS")
     rest = tuple(TableCard(Card(1, s)) for s in "CDH")
     assert search.changed_melds(position, (freed, run, rest))[0] == 2
@@ -407,8 +495,13 @@ def test_d4_the_rebuild_deals_a_group_again_with_its_very_cards() -> None:
     as `AD AS 2H=AC` (the run's 2♥, still the ace of clubs, R4/R5), and its own 2♥ joins
     `AC AS 2H=A`. One meld changed, the brute force's fewest; the first deal laid
     `AC AD AS | AS 2H=AC 2H=A`, two."""
-    position = parse_position("mexe-mexe", 4, [["2H=AC", "2C", "3C"], ["2H=A", "AS", "AD"]],
-                              ["AS", "4H", "3H", "3S", "AC"], Turn(cards_drawn=1))
+    position = parse_position(
+        "mexe-mexe",
+        4,
+        [["2H=AC", "2C", "3C"], ["2H=A", "AS", "AD"]],
+        ["AS", "4H", "3H", "3S", "AC"],
+        Turn(cards_drawn=1),
+    )
     best = solve_move(position, Objective.MOST_CARDS).moves[0]
     assert best.cards_played == 4 and best.melds_changed == 1
     assert ("2H", "AD", "AS") in {tuple(sorted(tc.card.code for tc in m)) for m in best.move.table}
@@ -465,8 +558,15 @@ def test_going_out_first_keeps_the_optimum(
     rng = random.Random(f"going-out/{ruleset}/{size}")
     drawn = draws_before_play(RULESETS[ruleset])
     positions = [
-        deal(rng, ruleset, table_size=SIZES[size], hand_size=(5, 15), table_jokers=j % 2,
-             hand_jokers=j // 2, turn=Turn(cards_drawn=drawn, has_opened=True)).position()
+        deal(
+            rng,
+            ruleset,
+            table_size=SIZES[size],
+            hand_size=(5, 15),
+            table_jokers=j % 2,
+            hand_jokers=j // 2,
+            turn=Turn(cards_drawn=drawn, has_opened=True),
+        ).position()
         for j in range(6)
     ]
     # Proofs are asserted, so the limit is far above need: one carrossel mid position takes
@@ -499,8 +599,13 @@ def test_r4_wild_twos_fill_the_pool_on_mid_tables() -> None:
     rng = random.Random("twos/mexe-mexe/mid")
     many = 0
     for _ in range(8):
-        position = deal(rng, "mexe-mexe", table_size=SIZES["mid"], hand_size=(5, 15),
-                        turn=Turn(cards_drawn=1, has_opened=True)).position()
+        position = deal(
+            rng,
+            "mexe-mexe",
+            table_size=SIZES["mid"],
+            hand_size=(5, 15),
+            turn=Turn(cards_drawn=1, has_opened=True),
+        ).position()
         tm = TurnModel(position, ModelOptions(max_new_melds=1))
         twos = wild_cards_in_play(position)
         many += twos >= 3
@@ -518,8 +623,13 @@ def test_r4_groups_of_one_rank_each_get_a_natural() -> None:
     """R3/R4 in the rebuild: three groups of 5s from 5H, two wilds standing for 5H, 5S and
     5D. Dealing round-robin by suit would leave one group with a wild alone."""
     wild_5h = TableCard(Card(2, "C"), WildValue(5, "H"))
-    suited = [TableCard(Card(5, "H")), wild_5h, wild_5h, TableCard(Card(5, "S")),
-              TableCard(Card(5, "D"))]
+    suited = [
+        TableCard(Card(5, "H")),
+        wild_5h,
+        wild_5h,
+        TableCard(Card(5, "S")),
+        TableCard(Card(5, "D")),
+    ]
     groups = _deal_suited([3, 3, 3], suited)
     assert groups is not None
     assert sorted(len(g) for g in groups) == [1, 2, 2]
@@ -534,8 +644,9 @@ def test_r4_a_free_two_on_its_own_place_is_written_as_natural() -> None:
     """R4: "A mexe-mexe 2 that is natural where it stands is an ordinary card." A 2 from the
     hand laid on the 2 of its own suit's run is written 2C, not 2C=2C (a wild standing for
     itself, which the hint used to show)."""
-    position = parse_position("mexe-mexe", 3, [["3C", "4C", "5C"]],
-                              ["AH", "6C", "8S", "6C", "2C"], Turn(cards_drawn=1))
+    position = parse_position(
+        "mexe-mexe", 3, [["3C", "4C", "5C"]], ["AH", "6C", "8S", "6C", "2C"], Turn(cards_drawn=1)
+    )
     for objective in Objective:
         result = solve_move(position, objective, 3)
         assert result.moves
@@ -543,8 +654,7 @@ def test_r4_a_free_two_on_its_own_place_is_written_as_natural() -> None:
             for meld in move.move.table:
                 for tc in meld:
                     value = tc.value
-                    assert value is None or (value.rank, value.suit) != (tc.card.rank,
-                                                                          tc.card.suit)
+                    assert value is None or (value.rank, value.suit) != (tc.card.rank, tc.card.suit)
 
 
 def test_r4_twos_in_a_group_of_twos_are_written_as_naturals() -> None:
@@ -560,8 +670,9 @@ def test_r4_twos_in_a_group_of_twos_are_written_as_naturals() -> None:
     from_hand = parse_position("mexe-mexe", 2, [], ["2C", "2D", "2H"], Turn(cards_drawn=1))
     [laid] = solve_move(from_hand, Objective.MOST_CARDS, 1).moves[0].move.table
     assert all(tc.value is None for tc in laid)
-    next_turn = parse_position("mexe-mexe", 2, [[tc.code for tc in group]], ["9D", "9S"],
-                               Turn(cards_drawn=1))
+    next_turn = parse_position(
+        "mexe-mexe", 2, [[tc.code for tc in group]], ["9D", "9S"], Turn(cards_drawn=1)
+    )
     assert solve_move(next_turn, Objective.GO_OUT, 1).moves[0].verdict.went_out
 
 
@@ -569,9 +680,13 @@ def test_a_group_wilds_written_suit_does_not_make_another_move() -> None:
     """SPEC §4 "distinct" moves; docs/rules.md R4: a suit written on a wild in a group is a
     note. The group 9C JK=9 9H kept, and the same group laid again as 9C 9H JK=9S, were
     listed as two moves (an audit, 2026-12-02)."""
-    position = parse_position("rummikub", 3, [["9S", "10S", "JS"], ["9C", "JK=9", "9H"],
-                                              ["JK=6S", "7S", "8S", "9S"]], ["10S"],
-                              Turn(has_opened=True))
+    position = parse_position(
+        "rummikub",
+        3,
+        [["9S", "10S", "JS"], ["9C", "JK=9", "9H"], ["JK=6S", "7S", "8S", "9S"]],
+        ["10S"],
+        Turn(has_opened=True),
+    )
     result = solve_move(position, Objective.MOST_CARDS, 3)
     assert len(result.moves) >= 2
 
@@ -580,11 +695,16 @@ def test_a_group_wilds_written_suit_does_not_make_another_move() -> None:
         for meld in move.table:
             ranks = {tc.value.rank if tc.value else tc.card.rank for tc in meld}
             in_group = len(ranks) == 1
-            melds.append(tuple(sorted(
-                tc.card.code + (f"={tc.value.rank}" if in_group else f"={tc.value.code}")
-                if tc.value else tc.card.code
-                for tc in meld
-            )))
+            melds.append(
+                tuple(
+                    sorted(
+                        tc.card.code + (f"={tc.value.rank}" if in_group else f"={tc.value.code}")
+                        if tc.value
+                        else tc.card.code
+                        for tc in meld
+                    )
+                )
+            )
         return tuple(sorted(melds))
 
     seen = [group_notes_dropped(m.move) for m in result.moves]
@@ -596,14 +716,23 @@ def test_identical_melds_before_still_give_distinct_moves() -> None:
     AS 2S 3S twice each. Keeping one copy or the other, or keeping a run or laying the
     same run again from the same cards, is one table; the search found such tables over
     and over, and answered this position with one move where three exist."""
-    table = [["6D", "7D", "8D"], ["10S", "JS", "QS", "KS"], ["AS", "2S", "3S"],
-             ["6H", "7H", "8H"], ["4S", "5S", "6S", "7S", "8S"], ["JS", "QS", "KS"],
-             ["QD", "KD", "AD"], ["6C", "7C", "8C"], ["6D", "7D", "8D"],
-             ["9C", "9D", "9H", "9S"], ["AS", "2S", "3S"], ["2H", "3H", "4H", "5H"],
-             ["7C", "8C", "9C", "10C"]]
+    table = [
+        ["6D", "7D", "8D"],
+        ["10S", "JS", "QS", "KS"],
+        ["AS", "2S", "3S"],
+        ["6H", "7H", "8H"],
+        ["4S", "5S", "6S", "7S", "8S"],
+        ["JS", "QS", "KS"],
+        ["QD", "KD", "AD"],
+        ["6C", "7C", "8C"],
+        ["6D", "7D", "8D"],
+        ["9C", "9D", "9H", "9S"],
+        ["AS", "2S", "3S"],
+        ["2H", "3H", "4H", "5H"],
+        ["7C", "8C", "9C", "10C"],
+    ]
     hand = ["AH", "4D", "6C", "6H", "9H", "10H", "JH", "QD"]
-    position = parse_position("mexe-mexe", 3, table, hand,
-                              Turn(cards_drawn=1, has_opened=True))
+    position = parse_position("mexe-mexe", 3, table, hand, Turn(cards_drawn=1, has_opened=True))
     for n in (2, 3):
         result = solve_move(position, Objective.MOST_CARDS, n)
         assert len(result.moves) == n
@@ -612,8 +741,9 @@ def test_identical_melds_before_still_give_distinct_moves() -> None:
 
 
 def test_moves_are_distinct_and_best_first() -> None:
-    position = parse_position("carrossel", 2, [["4H", "5S", "6D"]], ["3C", "7H", "KD"],
-                              Turn(cards_drawn=1))
+    position = parse_position(
+        "carrossel", 2, [["4H", "5S", "6D"]], ["3C", "7H", "KD"], Turn(cards_drawn=1)
+    )
     result = solve_move(position, Objective.MOST_CARDS, 5)
     played = [m.cards_played for m in result.moves]
     assert played == sorted(played, reverse=True)
@@ -626,11 +756,23 @@ def test_moves_are_distinct_and_best_first() -> None:
     [
         # The 8s kept, or laid again from the pool's counts, which write a group in suit
         # order (8D 8H 8S): one table, which came back as a third move.
-        ("mexe-mexe", 2, [["10H", "10D", "10C"], ["8H", "8S", "8D"]],
-         ["10S", "2S", "JH", "5H"], Turn(cards_drawn=1, has_melded_sequence=True), 3),
+        (
+            "mexe-mexe",
+            2,
+            [["10H", "10D", "10C"], ["8H", "8S", "8D"]],
+            ["10S", "2S", "JH", "5H"],
+            Turn(cards_drawn=1, has_melded_sequence=True),
+            3,
+        ),
         # AS AC AH kept, or laid again: one table, twice (found by a gRPC fuzz run).
-        ("rummikub", 4, [["AS", "AC", "AH"], ["AC", "AH", "JK=A"]],
-         ["AS", "AD", "7D", "2S"], Turn(has_opened=True), 2),
+        (
+            "rummikub",
+            4,
+            [["AS", "AC", "AH"], ["AC", "AH", "JK=A"]],
+            ["AS", "AD", "7D", "2S"],
+            Turn(has_opened=True),
+            2,
+        ),
     ],
 )
 def test_moves_are_distinct_whatever_order_a_meld_is_written_in(
@@ -651,8 +793,12 @@ def test_equally_good_moves_come_fewest_melds_changed_first() -> None:
     # changes for a table that shows 1 (`AC AH JK=A` is the second meld's cards, its joker
     # the run's), so where it finds that table later the answer lists it first.
     position = parse_position(
-        "carrossel", 4, [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
-        ["3H", "AD"], Turn(cards_drawn=1))
+        "carrossel",
+        4,
+        [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
+        ["3H", "AD"],
+        Turn(cards_drawn=1),
+    )
     result = solve_move(position, Objective.MOST_CARDS, 3)
     ranks = [(-m.cards_played, m.melds_changed) for m in result.moves]
     assert ranks == sorted(ranks)
@@ -668,8 +814,12 @@ def test_a_natural_and_a_wild_of_its_value_trade_places_to_lay_a_meld_again() ->
     answer has it now; before, only a third move happened to find that table. The table
     the solution laid is still a move of its own, listed after."""
     position = parse_position(
-        "carrossel", 4, [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
-        ["3H", "AD"], Turn(cards_drawn=1))
+        "carrossel",
+        4,
+        [["JS", "QS", "KS", "JK"], ["AH", "AC", "JK"], ["AH", "AC", "AD"]],
+        ["3H", "AD"],
+        Turn(cards_drawn=1),
+    )
     assert not TurnModel(position, ModelOptions(max_new_melds=1)).data.keeps_exact
     best = solve_move(position, Objective.MOST_CARDS).moves[0]
     assert (best.cards_played, best.melds_changed) == (2, 1)
@@ -690,8 +840,12 @@ def test_a_2_and_a_wild_2_trade_roles_to_lay_a_group_again() -> None:
     one meld changed, the brute force's fewest. The model counts both tables the same, so
     its fewest is not claimed proved (``TurnData.keeps_exact``)."""
     position = parse_position(
-        "mexe-mexe", 3, [["2S=2D", "3D", "4D", "5D", "6D"], ["2S", "2D=2", "2C"]],
-        ["5S", "5H", "7D", "5H"], Turn(cards_drawn=1))
+        "mexe-mexe",
+        3,
+        [["2S=2D", "3D", "4D", "5D", "6D"], ["2S", "2D=2", "2C"]],
+        ["5S", "5H", "7D", "5H"],
+        Turn(cards_drawn=1),
+    )
     result = solve_move(position, Objective.MOST_CARDS)
     best = result.moves[0]
     assert (best.cards_played, best.melds_changed) == (3, 1)
@@ -706,8 +860,12 @@ def test_a_found_solution_is_excluded_exactly_and_cheaply() -> None:
     integer strictly between its bounds, plus two, not by one per variable (it grew by 800
     on a mid vatikan table, which made a third move cost twice the first)."""
     position = parse_position(
-        "carrossel", 4, [["5H", "6H", "7H"], ["5H", "6H", "7H"], ["9C", "9D", "9S"]],
-        ["8H", "8H", "4H", "9C"], Turn(cards_drawn=1))
+        "carrossel",
+        4,
+        [["5H", "6H", "7H"], ["5H", "6H", "7H"], ["9C", "9D", "9S"]],
+        ["8H", "8H", "4H", "9C"],
+        Turn(cards_drawn=1),
+    )
     tm = TurnModel(position, ModelOptions(max_new_melds=1))
     structural = structural_vars(tm.variables)
 
@@ -746,8 +904,9 @@ def test_a_found_solution_is_excluded_exactly_and_cheaply() -> None:
 
 
 def test_check_knock_without_a_move_r10() -> None:
-    position = parse_position("carrossel", 2, [["6H", "7S", "8D"]], ["9H", "AC"],
-                              Turn(cards_drawn=1))
+    position = parse_position(
+        "carrossel", 2, [["6H", "7S", "8D"]], ["9H", "AC"], Turn(cards_drawn=1)
+    )
     reach = knock_reach(position)
     assert reach.best_hand_points == 1 and reach.can_knock and not reach.can_go_out
     assert reach.witness is not None and reach.witness.verdict.knock_eligible
@@ -756,8 +915,9 @@ def test_check_knock_without_a_move_r10() -> None:
 def test_check_knock_when_going_out_is_also_possible_r10() -> None:
     # Both cards fit, so going out (0 points) is best; laying 10S alone leaves 4C
     # (4 points), so a knock is reachable too.
-    position = parse_position("carrossel", 2, [["7H", "8S", "9D"], ["AC", "2C", "3C"]],
-                              ["10S", "4C"], Turn(cards_drawn=1))
+    position = parse_position(
+        "carrossel", 2, [["7H", "8S", "9D"], ["AC", "2C", "3C"]], ["10S", "4C"], Turn(cards_drawn=1)
+    )
     reach = knock_reach(position)
     assert reach.best_hand_points == 0
     assert reach.can_knock and reach.can_go_out
@@ -766,8 +926,9 @@ def test_check_knock_when_going_out_is_also_possible_r10() -> None:
 def test_check_knock_going_out_but_no_knock_r10() -> None:
     # 10S and JC together extend the run and go out; 10S alone leaves JC (10 points, more
     # than 5), and JC alone fits nowhere: no play leaves 1-5 points.
-    position = parse_position("carrossel", 2, [["7H", "8S", "9D"]], ["10S", "JC"],
-                              Turn(cards_drawn=1))
+    position = parse_position(
+        "carrossel", 2, [["7H", "8S", "9D"]], ["10S", "JC"], Turn(cards_drawn=1)
+    )
     reach = knock_reach(position)
     assert reach.best_hand_points == 0 and reach.can_go_out
     assert not reach.can_knock and reach.optimal
@@ -775,21 +936,38 @@ def test_check_knock_going_out_but_no_knock_r10() -> None:
 
 def test_check_knock_grpc(rummy_stub: rummy_pb2_grpc.RummyServiceStub) -> None:
     position = rummy_pb2.RummyPosition(
-        ruleset="carrossel", players=2, table=[rummy_pb2.Meld(cards=["6H", "7S", "8D"])],
-        hand=["9H", "AC"], turn=rummy_pb2.Turn(cards_drawn=1))
+        ruleset="carrossel",
+        players=2,
+        table=[rummy_pb2.Meld(cards=["6H", "7S", "8D"])],
+        hand=["9H", "AC"],
+        turn=rummy_pb2.Turn(cards_drawn=1),
+    )
     reach = rummy_stub.CheckKnock(rummy_pb2.CheckKnockRequest(position=position), timeout=30)
     assert reach.best_hand_points == 1 and reach.can_knock and not reach.can_go_out
     assert reach.witness.table
-    with_move = rummy_stub.CheckKnock(rummy_pb2.CheckKnockRequest(
-        position=position, move=rummy_pb2.RummyMove(
-            table=[rummy_pb2.Meld(cards=["6H", "7S", "8D", "9H"])], knock=True)), timeout=30)
+    with_move = rummy_stub.CheckKnock(
+        rummy_pb2.CheckKnockRequest(
+            position=position,
+            move=rummy_pb2.RummyMove(
+                table=[rummy_pb2.Meld(cards=["6H", "7S", "8D", "9H"])], knock=True
+            ),
+        ),
+        timeout=30,
+    )
     assert with_move.eligible and with_move.hand_points == 1
-    too_many = rummy_stub.CheckKnock(rummy_pb2.CheckKnockRequest(
-        position=rummy_pb2.RummyPosition(
-            ruleset="carrossel", players=2, table=[rummy_pb2.Meld(cards=["6H", "7S", "8D"])],
-            hand=["9H", "KC"], turn=rummy_pb2.Turn(cards_drawn=1)),
-        move=rummy_pb2.RummyMove(table=[rummy_pb2.Meld(cards=["6H", "7S", "8D", "9H"])])),
-        timeout=30)
+    too_many = rummy_stub.CheckKnock(
+        rummy_pb2.CheckKnockRequest(
+            position=rummy_pb2.RummyPosition(
+                ruleset="carrossel",
+                players=2,
+                table=[rummy_pb2.Meld(cards=["6H", "7S", "8D"])],
+                hand=["9H", "KC"],
+                turn=rummy_pb2.Turn(cards_drawn=1),
+            ),
+            move=rummy_pb2.RummyMove(table=[rummy_pb2.Meld(cards=["6H", "7S", "8D", "9H"])]),
+        ),
+        timeout=30,
+    )
     assert not too_many.eligible and "10 points" in too_many.reason
 
 
@@ -809,21 +987,36 @@ def test_objective_value_through_grpc(rummy_stub: rummy_pb2_grpc.RummyServiceStu
     move (here most cards: 2), not the melds-changed tie-break's (1)."""
     request = rummy_pb2.SolveMoveRequest(
         position=rummy_pb2.RummyPosition(
-            ruleset="carrossel", players=2, table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])],
-            hand=["5C", "9D"], turn=rummy_pb2.Turn(cards_drawn=1)),
-        objective=rummy_pb2.OBJECTIVE_MOST_CARDS)
+            ruleset="carrossel",
+            players=2,
+            table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])],
+            hand=["5C", "9D"],
+            turn=rummy_pb2.Turn(cards_drawn=1),
+        ),
+        objective=rummy_pb2.OBJECTIVE_MOST_CARDS,
+    )
     response = rummy_stub.SolveMove(request, timeout=30)
     assert response.optimal and response.moves[0].melds_changed == 1
     assert response.stats.objective_value == len(response.moves[0].played) == 2
 
 
-def _grpc_solve(stub: rummy_pb2_grpc.RummyServiceStub, ruleset: str, players: int,
-                table: list[list[str]], hand: list[str]) -> rummy_pb2.SolveMoveResponse:
+def _grpc_solve(
+    stub: rummy_pb2_grpc.RummyServiceStub,
+    ruleset: str,
+    players: int,
+    table: list[list[str]],
+    hand: list[str],
+) -> rummy_pb2.SolveMoveResponse:
     request = rummy_pb2.SolveMoveRequest(
         position=rummy_pb2.RummyPosition(
-            ruleset=ruleset, players=players, table=[rummy_pb2.Meld(cards=m) for m in table],
-            hand=hand, turn=rummy_pb2.Turn(cards_drawn=1)),
-        objective=rummy_pb2.OBJECTIVE_MOST_CARDS)
+            ruleset=ruleset,
+            players=players,
+            table=[rummy_pb2.Meld(cards=m) for m in table],
+            hand=hand,
+            turn=rummy_pb2.Turn(cards_drawn=1),
+        ),
+        objective=rummy_pb2.OBJECTIVE_MOST_CARDS,
+    )
     response: rummy_pb2.SolveMoveResponse = stub.SolveMove(request, timeout=30)
     return response
 
@@ -837,9 +1030,13 @@ def test_tie_break_proved_through_grpc(rummy_stub: rummy_pb2_grpc.RummyServiceSt
     plain = _grpc_solve(rummy_stub, "carrossel", 2, [["7H", "8S", "JK=9"]], ["5C", "9D"])
     assert plain.optimal and plain.stats.tie_break_proved
     assert plain.moves[0].melds_changed == 1
-    d4 = _grpc_solve(rummy_stub, "mexe-mexe", 5,
-                     [["2C=2C", "3C", "4C"], ["QS", "KS", "2H"], ["AC", "2C", "3C"]],
-                     ["5C", "4C", "5C"])
+    d4 = _grpc_solve(
+        rummy_stub,
+        "mexe-mexe",
+        5,
+        [["2C=2C", "3C", "4C"], ["QS", "KS", "2H"], ["AC", "2C", "3C"]],
+        ["5C", "4C", "5C"],
+    )
     assert d4.optimal and len(d4.moves[0].played) == 3
     assert d4.moves[0].melds_changed > 1 and not d4.stats.tie_break_proved
     none = _grpc_solve(rummy_stub, "carrossel", 2, [["7H", "8H", "9H"]], ["2C", "KD"])
@@ -847,27 +1044,45 @@ def test_tie_break_proved_through_grpc(rummy_stub: rummy_pb2_grpc.RummyServiceSt
 
 
 def test_solve_move_bad_inputs(rummy_stub: rummy_pb2_grpc.RummyServiceStub) -> None:
-    position = rummy_pb2.RummyPosition(ruleset="carrossel", players=2, hand=["3C", "XX"],
-                                       turn=rummy_pb2.Turn(cards_drawn=1))
-    fields = _bad_request(rummy_stub.SolveMove, rummy_pb2.SolveMoveRequest(
-        position=position, max_moves=99))
+    position = rummy_pb2.RummyPosition(
+        ruleset="carrossel", players=2, hand=["3C", "XX"], turn=rummy_pb2.Turn(cards_drawn=1)
+    )
+    fields = _bad_request(
+        rummy_stub.SolveMove, rummy_pb2.SolveMoveRequest(position=position, max_moves=99)
+    )
     assert "max_moves" in fields and "position.hand[1]" in fields
-    fields = _bad_request(rummy_stub.SolveMove, rummy_pb2.SolveMoveRequest(
-        position=rummy_pb2.RummyPosition(ruleset="carrossel", players=3, hand=["3C"],
-                                         table=[rummy_pb2.Meld(cards=["3H", "3H", "3S"])])))
+    fields = _bad_request(
+        rummy_stub.SolveMove,
+        rummy_pb2.SolveMoveRequest(
+            position=rummy_pb2.RummyPosition(
+                ruleset="carrossel",
+                players=3,
+                hand=["3C"],
+                table=[rummy_pb2.Meld(cards=["3H", "3H", "3S"])],
+            )
+        ),
+    )
     assert fields == ["position.table[0]"]
-    fields = _bad_request(rummy_stub.CheckKnock, rummy_pb2.CheckKnockRequest(
-        position=rummy_pb2.RummyPosition(ruleset="nope", players=2)))
+    fields = _bad_request(
+        rummy_stub.CheckKnock,
+        rummy_pb2.CheckKnockRequest(position=rummy_pb2.RummyPosition(ruleset="nope", players=2)),
+    )
     assert fields == ["position.ruleset"]
 
 
 def test_tiny_time_limit_answers_without_hanging(
-        rummy_stub: rummy_pb2_grpc.RummyServiceStub) -> None:
+    rummy_stub: rummy_pb2_grpc.RummyServiceStub,
+) -> None:
     request = rummy_pb2.SolveMoveRequest(
         position=rummy_pb2.RummyPosition(
-            ruleset="carrossel", players=3, hand=["3C", "4C", "5C", "JK"],
-            table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])], turn=rummy_pb2.Turn(cards_drawn=1)),
-        time_limit_ms=1)
+            ruleset="carrossel",
+            players=3,
+            hand=["3C", "4C", "5C", "JK"],
+            table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])],
+            turn=rummy_pb2.Turn(cards_drawn=1),
+        ),
+        time_limit_ms=1,
+    )
     response = rummy_stub.SolveMove(request, timeout=10)
     # An answer, never a hang.
     assert response.stats.status == _status_of(bool(response.moves), response.optimal)
@@ -887,13 +1102,22 @@ def _status_of(found: bool, optimal: bool) -> str:
         # before this was fixed); the meld is still played, and proved best.
         ("shangai", [], ["AC", "2C", "3C", "9D"], rummy_pb2.Turn(), "OPTIMAL"),
         ("manipulation", [], ["2D", "2H", "2S", "10S"], rummy_pb2.Turn(), "OPTIMAL"),
-        ("carrossel", [["4H", "5H", "6H"]], ["3H", "9D"], rummy_pb2.Turn(cards_drawn=1),
-         "OPTIMAL"),
-        ("carrossel", [["4H", "5H", "6H"]], ["9D", "KC"], rummy_pb2.Turn(cards_drawn=1),
-         "NO_LEGAL_PLAY"),
+        ("carrossel", [["4H", "5H", "6H"]], ["3H", "9D"], rummy_pb2.Turn(cards_drawn=1), "OPTIMAL"),
+        (
+            "carrossel",
+            [["4H", "5H", "6H"]],
+            ["9D", "KC"],
+            rummy_pb2.Turn(cards_drawn=1),
+            "NO_LEGAL_PLAY",
+        ),
         # R8: "a 3rd draw ends the turn".
-        ("carrossel", [["4H", "5H", "6H"]], ["3H"], rummy_pb2.Turn(cards_drawn=3),
-         "NO_PLAY_ALLOWED"),
+        (
+            "carrossel",
+            [["4H", "5H", "6H"]],
+            ["3H"],
+            rummy_pb2.Turn(cards_drawn=3),
+            "NO_PLAY_ALLOWED",
+        ),
     ],
 )
 def test_status_says_what_the_answer_is(
@@ -905,9 +1129,18 @@ def test_status_says_what_the_answer_is(
     status: str,
 ) -> None:
     """proto SolveStats.status (docs/api.md): it agrees with ``moves`` and ``optimal``."""
-    response = rummy_stub.SolveMove(rummy_pb2.SolveMoveRequest(position=rummy_pb2.RummyPosition(
-        ruleset=ruleset, players=3, table=[rummy_pb2.Meld(cards=m) for m in table], hand=hand,
-        turn=turn)), timeout=30)
+    response = rummy_stub.SolveMove(
+        rummy_pb2.SolveMoveRequest(
+            position=rummy_pb2.RummyPosition(
+                ruleset=ruleset,
+                players=3,
+                table=[rummy_pb2.Meld(cards=m) for m in table],
+                hand=hand,
+                turn=turn,
+            )
+        ),
+        timeout=30,
+    )
     assert response.stats.status == status
     assert response.optimal
     assert bool(response.moves) == (status == "OPTIMAL")
@@ -921,14 +1154,23 @@ def test_status_agrees_with_moves_and_optimal_on_random_deals() -> None:
     rulesets = ("shangai", "manipulation", "carrossel", "rummikub", "vatikan", "mexe-mexe")
     for i in range(60):
         ruleset = rulesets[i % 6]
-        spec = deal(rng, ruleset, table_size=rng.choice([(0, 0), (0, 12), (10, 30)]),
-                    hand_size=(3, 12), table_jokers=rng.randint(0, 1),
-                    hand_jokers=rng.randint(0, 1))
-        turn = Turn(cards_drawn=int(ruleset in ("carrossel", "mexe-mexe")), has_opened=True,
-                    has_melded_sequence=True)
+        spec = deal(
+            rng,
+            ruleset,
+            table_size=rng.choice([(0, 0), (0, 12), (10, 30)]),
+            hand_size=(3, 12),
+            table_jokers=rng.randint(0, 1),
+            hand_jokers=rng.randint(0, 1),
+        )
+        turn = Turn(
+            cards_drawn=int(ruleset in ("carrossel", "mexe-mexe")),
+            has_opened=True,
+            has_melded_sequence=True,
+        )
         position = parse_position(ruleset, spec.players, spec.table, spec.hand, turn)
-        result = solve_move(position, rng.choice(list(Objective)), rng.choice([1, 3]),
-                            rng.choice([1, 10_000]))
+        result = solve_move(
+            position, rng.choice(list(Objective)), rng.choice([1, 3]), rng.choice([1, 10_000])
+        )
         expected = _status_of(bool(result.moves), result.optimal)
         assert result.stats.status == expected, spec.describe()
         seen.add(expected)
@@ -939,8 +1181,9 @@ def test_optimal_is_about_the_first_move(monkeypatch: pytest.MonkeyPatch) -> Non
     """proto SolveMoveResponse.optimal: "Whether the solver proved the first move optimal".
     Time running out while a second move is searched returns the first, still proved (the
     clock is stopped for the test: it runs out right after the first move's solve)."""
-    position = parse_position("carrossel", 2, [["4H", "5S", "6D"]], ["3C", "7H", "KD"],
-                              Turn(cards_drawn=1))
+    position = parse_position(
+        "carrossel", 2, [["4H", "5S", "6D"]], ["3C", "7H", "KD"], Turn(cards_drawn=1)
+    )
     solve_first = tries.solve_lexicographic
     calls = []
 
@@ -968,7 +1211,10 @@ def test_a_further_move_as_good_needs_no_primary_search(monkeypatch: pytest.Monk
     (before, each further move proved its optimum afresh: 3 primary searches, 9 solves).
     """
     position = parse_position(
-        "carrossel", 2, [["5H", "6S", "7D"], ["5C", "6C", "7C"]], ["4D", "8D", "KS"],
+        "carrossel",
+        2,
+        [["5H", "6S", "7D"], ["5C", "6C", "7C"]],
+        ["4D", "8D", "KS"],
         Turn(cards_drawn=1),
     )
     primary = tries.solve_primary
@@ -1036,10 +1282,18 @@ def test_r5_a_release_meld_is_modelled_only_as_the_kind_that_can_release(
 @pytest.mark.parametrize(
     ("table", "hand", "kinds", "played"),
     [
-        ([["AS", "2D", "3S", "4S", "JK=5"], ["QC", "QH", "QS"]], ["6H", "KD"], (True, False),
-         "AS 2D 3S 4S JK=5 6H"),
-        ([["QC", "QH", "JK=Q"], ["5S", "6S", "7S"]], ["QS", "KD", "9H"], (False, True),
-         "5S 6S 7S JK=8 9H"),
+        (
+            [["AS", "2D", "3S", "4S", "JK=5"], ["QC", "QH", "QS"]],
+            ["6H", "KD"],
+            (True, False),
+            "AS 2D 3S 4S JK=5 6H",
+        ),
+        (
+            [["QC", "QH", "JK=Q"], ["5S", "6S", "7S"]],
+            ["QS", "KD", "9H"],
+            (False, True),
+            "5S 6S 7S JK=8 9H",
+        ),
     ],
 )
 def test_r7_a_lineage_meld_is_modelled_only_as_the_kind_of_its_joker(
@@ -1068,8 +1322,13 @@ def test_a_meld_a_slot_could_hold_with_other_cards_is_laid_again_by_a_swap() -> 
     2 here and reported that proved (vatikan seed 103981 of the differential). Now its
     tie-break is not reported proved where such a meld exists, and the solver swaps the
     K♥ and K♠ to lay `QH KS AD` again: one meld changed, the brute force's fewest."""
-    position = parse_position("vatikan", 5, [["JD", "QH", "KH", "JK=A"], ["QH", "KS", "AD"]],
-                              ["2D", "AD", "10D"], Turn(has_melded_sequence=True))
+    position = parse_position(
+        "vatikan",
+        5,
+        [["JD", "QH", "KH", "JK=A"], ["QH", "KS", "AD"]],
+        ["2D", "AD", "10D"],
+        Turn(has_melded_sequence=True),
+    )
     model = TurnModel(position, ModelOptions(max_new_melds=1))
     assert not model.data.keeps_exact and 1 not in model.data.match_shapes
     result = solve_move(position, Objective.MOST_CARDS)
@@ -1090,8 +1349,13 @@ def test_the_swap_may_take_a_card_from_a_meld_holding_a_wild() -> None:
     because the move stays legal (R5: the joker still stands for a 5). Two jokers in
     different melds (D4): the model's count is an upper bound (vatikan seed 103623 of the
     differential)."""
-    position = parse_position("vatikan", 3, [["AC", "JK=2", "3H"], ["QS", "KC", "AH"],
-                                             ["4H", "4S", "JK=4"]], ["4H", "2C"], Turn())
+    position = parse_position(
+        "vatikan",
+        3,
+        [["AC", "JK=2", "3H"], ["QS", "KC", "AH"], ["4H", "4S", "JK=4"]],
+        ["4H", "2C"],
+        Turn(),
+    )
     result = solve_move(position, Objective.MOST_CARDS)
     best = result.moves[0]
     assert (best.cards_played, best.melds_changed) == (2, 1)
@@ -1111,8 +1375,13 @@ def test_a_meld_is_laid_again_by_trading_two_cards_at_once() -> None:
     at a time cannot get there (the first trade lays no meld before). The differential's
     vatikan seed 252537, where the solver answered 2 (unproved, D4: two A♣ and a joker
     standing for one)."""
-    position = parse_position("vatikan", 5, [["AC", "2C", "3D", "4H", "5C"], ["JK=A", "2C", "3C"]],
-                              ["4C", "AS", "5S", "AC"], Turn(has_melded_sequence=True))
+    position = parse_position(
+        "vatikan",
+        5,
+        [["AC", "2C", "3D", "4H", "5C"], ["JK=A", "2C", "3C"]],
+        ["4C", "AS", "5S", "AC"],
+        Turn(has_melded_sequence=True),
+    )
     result = solve_move(position, Objective.MOST_CARDS)
     best = result.moves[0]
     assert result.optimal and not result.stats.tie_break_proved
@@ -1127,8 +1396,13 @@ def test_a_move_that_changes_no_meld_has_a_proved_tie_break_even_where_d4_applie
     """SPEC §4 tie-break. D4 makes the model's count of melds changed only an upper bound
     (two jokers in different melds), so the tie-break is not reported proved there; but a
     best move that changes no meld at all cannot be beaten, whatever the model counted."""
-    position = parse_position("vatikan", 3, [["AC", "JK=2", "3C"], ["4H", "4S", "JK=4"]],
-                              ["7D", "8D", "9D"], Turn(has_melded_sequence=True))
+    position = parse_position(
+        "vatikan",
+        3,
+        [["AC", "JK=2", "3C"], ["4H", "4S", "JK=4"]],
+        ["7D", "8D", "9D"],
+        Turn(has_melded_sequence=True),
+    )
     assert not TurnModel(position, ModelOptions(max_new_melds=1)).data.keeps_exact
     result = solve_move(position, Objective.MOST_CARDS)
     assert (result.moves[0].cards_played, result.moves[0].melds_changed) == (3, 0)
@@ -1136,8 +1410,9 @@ def test_a_move_that_changes_no_meld_has_a_proved_tie_break_even_where_d4_applie
 
 
 def _listed_tables(result: search.SolveResult) -> list[list[tuple[str, ...]]]:
-    return [sorted(tuple(sorted(tc.code for tc in meld)) for meld in s.move.table)
-            for s in result.moves]
+    return [
+        sorted(tuple(sorted(tc.code for tc in meld)) for meld in s.move.table) for s in result.moves
+    ]
 
 
 def _as_table(*melds: str) -> list[tuple[str, ...]]:
@@ -1168,12 +1443,30 @@ def test_further_moves_are_other_solutions_and_other_tables() -> None:
         # Two audits of 2026-12-02: each of these listed 2 moves of the 3 asked for (the
         # rummikub jokers' one), though a brute force finds 3 or more: a table came back as
         # several solutions until the solves allowed ran out.
-        ("vatikan", 3, ["KS KD KH", "JK=8 8D 8H"], "QD 8H 6H 9D 7H",
-         Turn(has_melded_sequence=True), Objective.FEWEST_POINTS),
-        ("rummikub", 2, ["7C JK=7 7D JK=7", "QS QD QC"], "7H 10D 7D KS 7H",
-         Turn(has_opened=True), Objective.MOST_CARDS),
-        ("rummikub", 4, ["5C 5S 5H", "JK=5 5D 5C 5S", "4D JK=4 4H 4C"], "10D 4C 4D",
-         Turn(has_opened=True), Objective.MOST_CARDS),
+        (
+            "vatikan",
+            3,
+            ["KS KD KH", "JK=8 8D 8H"],
+            "QD 8H 6H 9D 7H",
+            Turn(has_melded_sequence=True),
+            Objective.FEWEST_POINTS,
+        ),
+        (
+            "rummikub",
+            2,
+            ["7C JK=7 7D JK=7", "QS QD QC"],
+            "7H 10D 7D KS 7H",
+            Turn(has_opened=True),
+            Objective.MOST_CARDS,
+        ),
+        (
+            "rummikub",
+            4,
+            ["5C 5S 5H", "JK=5 5D 5C 5S", "4D JK=4 4H 4C"],
+            "10D 4C 4D",
+            Turn(has_opened=True),
+            Objective.MOST_CARDS,
+        ),
     ],
 )
 def test_a_hint_list_is_as_long_as_asked_when_moves_exist(

@@ -179,9 +179,7 @@ MANY_TWOS_SEED = 100_000  # seeds apart from the ones above
 
 
 def test_many_wild_twos_match_bruteforce(executor: ProcessPoolExecutor) -> None:
-    jobs = [
-        ("mexe-mexe", MANY_TWOS_SEED + n, MANY_WILDS) for n in range(MANY_TWOS_POSITIONS)
-    ]
+    jobs = [("mexe-mexe", MANY_TWOS_SEED + n, MANY_WILDS) for n in range(MANY_TWOS_POSITIONS)]
     results = list(executor.map(compare, jobs, chunksize=10))
     print(_summary(f"mexe-mexe with up to {MANY_WILDS} 2s", results))
     failures = [o for o in results if not o.agrees]

@@ -113,8 +113,7 @@ def answers(ruleset_id: str) -> list[Answer]:
     """Both answers for a ruleset's sample, computed once per test session."""
     if ruleset_id not in _answers:
         _answers[ruleset_id] = [
-            (spec, _ours(spec), mip_optima(spec.position()))
-            for spec in mip_specs(ruleset_id)
+            (spec, _ours(spec), mip_optima(spec.position())) for spec in mip_specs(ruleset_id)
         ]
     return _answers[ruleset_id]
 

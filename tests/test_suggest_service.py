@@ -154,9 +154,7 @@ def test_the_rearrangement_suggestion_leaves_carioca_alone() -> None:
     # Carioca's suggestion is service/rummy/contract.py's (tests/test_c2_c6_carioca_suggest.py);
     # the rearrangement one refuses a contract position before any search (so no call
     # context is needed) rather than run the wrong model.
-    position = parse_position(
-        "carioca", 2, [], HAND_OF_ELEVEN.split(), Turn(deal_number=1)
-    )
+    position = parse_position("carioca", 2, [], HAND_OF_ELEVEN.split(), Turn(deal_number=1))
     proposal = parse_move(position, [["5C", "5D"]])
     response = rummy_pb2.ValidateMoveResponse(legal=False)
     add_suggestion(response, position, proposal, context=None)  # type: ignore[arg-type]

@@ -144,7 +144,7 @@ def build(rng: random.Random) -> Built:
         _release(rng, ruleset, deck, after, before, hand)
     limit = ruleset.rearrangement.max_new_melds
     new_allowed = limit if limit is not None else 99
-    for meld in after[len(before):]:
+    for meld in after[len(before) :]:
         if new_allowed > 0 and rng.random() < 0.25 and all(tc.value is None for tc in meld):
             new_allowed -= 1
             hand.extend(tc.card for tc in meld)
@@ -162,8 +162,12 @@ def build(rng: random.Random) -> Built:
     turn = Turn(cards_drawn=drawn, has_melded_sequence=True, has_opened=True)
     rng.shuffle(after)
     return Built(
-        ruleset, players, [_codes(m) for m in before], [_codes(m) for m in after],
-        [c.code for c in hand], turn,
+        ruleset,
+        players,
+        [_codes(m) for m in before],
+        [_codes(m) for m in after],
+        [c.code for c in hand],
+        turn,
     )
 
 
@@ -189,8 +193,9 @@ def test_built_moves_are_legal_and_revalidate(rng: random.Random) -> None:
     assert Counter(again.played) == Counter(verdict.played)
     # The table after, as a position: repeating it is a legal pass.
     after_codes = [[tc.code for tc in meld] for meld in verdict.table]
-    later = parse_position(b.ruleset.id, b.players, after_codes,
-                           [c.code for c in verdict.hand_after], b.turn)
+    later = parse_position(
+        b.ruleset.id, b.players, after_codes, [c.code for c in verdict.hand_after], b.turn
+    )
     passed = judge(later, parse_move(later, after_codes))
     assert passed.legal and not passed.played and passed.hand_after == verdict.hand_after
 
@@ -207,7 +212,7 @@ def test_removing_a_table_card_is_caught(rng: random.Random) -> None:
             if before[tc.card] == 0 or after[tc.card] > before[tc.card]:
                 continue  # a card the hand laid: taking it back is just playing less
             table = list(move.table)
-            table[j] = meld[:k] + meld[k + 1:]
+            table[j] = meld[:k] + meld[k + 1 :]
             if not table[j]:
                 del table[j]
             verdict = judge(position, Move(tuple(table)))

@@ -60,8 +60,11 @@ def test_violation_fields_over_grpc(rummy_stub: Any) -> None:
     """The R5 seed example: code, ruling, meld index, cards and a sentence naming them."""
     request = rummy_pb2.ValidateMoveRequest(
         position=rummy_pb2.RummyPosition(
-            ruleset="carrossel", players=2, table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])],
-            hand=["5C"], turn=rummy_pb2.Turn(cards_drawn=1),
+            ruleset="carrossel",
+            players=2,
+            table=[rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])],
+            hand=["5C"],
+            turn=rummy_pb2.Turn(cards_drawn=1),
         ),
         move=rummy_pb2.RummyMove(table=[rummy_pb2.Meld(cards=["5C", "JK", "7H", "8S"])]),
     )
@@ -82,8 +85,11 @@ def test_card_notation_variants_answer_in_canonical_codes(rummy_stub: Any) -> No
     selector to a suit symbol (♠️, U+FE0F); it is the same symbol."""
     request = rummy_pb2.ValidateMoveRequest(
         position=rummy_pb2.RummyPosition(
-            ruleset="carrossel", players=2, table=[rummy_pb2.Meld(cards=["8h", "9\u2665", "th"])],
-            hand=["j\u2665\ufe0f", "a\u2660\ufe0f"], turn=rummy_pb2.Turn(cards_drawn=1),
+            ruleset="carrossel",
+            players=2,
+            table=[rummy_pb2.Meld(cards=["8h", "9\u2665", "th"])],
+            hand=["j\u2665\ufe0f", "a\u2660\ufe0f"],
+            turn=rummy_pb2.Turn(cards_drawn=1),
         ),
         move=rummy_pb2.RummyMove(
             table=[rummy_pb2.Meld(cards=["8H", "9H", "T\u2665", "J\u2665\ufe0f"])]
@@ -98,8 +104,11 @@ def test_card_notation_variants_answer_in_canonical_codes(rummy_stub: Any) -> No
 def test_missing_table_card_message_names_it(rummy_stub: Any) -> None:
     request = rummy_pb2.ValidateMoveRequest(
         position=rummy_pb2.RummyPosition(
-            ruleset="carrossel", players=2, table=[rummy_pb2.Meld(cards=["6H", "7H", "8H", "9H"])],
-            hand=["5C"], turn=rummy_pb2.Turn(cards_drawn=1),
+            ruleset="carrossel",
+            players=2,
+            table=[rummy_pb2.Meld(cards=["6H", "7H", "8H", "9H"])],
+            hand=["5C"],
+            turn=rummy_pb2.Turn(cards_drawn=1),
         ),
         move=rummy_pb2.RummyMove(table=[rummy_pb2.Meld(cards=["5C", "6H", "7H", "8H"])]),
     )
@@ -130,8 +139,11 @@ def bad_fields(stub: Any, request: rummy_pb2.ValidateMoveRequest) -> dict[str, s
 
 def simple_request(**position: Any) -> rummy_pb2.ValidateMoveRequest:
     fields: dict[str, Any] = {
-        "ruleset": "carrossel", "players": 2, "table": [rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])],
-        "hand": ["6H"], "turn": rummy_pb2.Turn(cards_drawn=1),
+        "ruleset": "carrossel",
+        "players": 2,
+        "table": [rummy_pb2.Meld(cards=["7H", "8S", "JK=9"])],
+        "hand": ["6H"],
+        "turn": rummy_pb2.Turn(cards_drawn=1),
     }
     fields.update(position)
     return rummy_pb2.ValidateMoveRequest(
@@ -172,8 +184,12 @@ def test_too_many_copies_on_the_table_names_the_table(rummy_stub: Any) -> None:
 @pytest.mark.parametrize("deal", [0, -1, 8])
 def test_a_carioca_deal_out_of_range_is_invalid_argument(rummy_stub: Any, deal: int) -> None:
     # C2: carioca has deals 1-7; SPEC §5: out-of-range numbers are malformed.
-    request = simple_request(ruleset="carioca", table=[], hand=["AH", "2H"],
-                             turn=rummy_pb2.Turn(cards_drawn=1, deal_number=deal))
+    request = simple_request(
+        ruleset="carioca",
+        table=[],
+        hand=["AH", "2H"],
+        turn=rummy_pb2.Turn(cards_drawn=1, deal_number=deal),
+    )
     found = bad_fields(rummy_stub, request)
     assert list(found) == ["position.turn.deal_number"]
 
@@ -187,9 +203,7 @@ def test_too_many_copies_in_the_move(rummy_stub: Any) -> None:
 
 
 def test_invalid_meld_in_the_position_is_invalid_argument(rummy_stub: Any) -> None:
-    found = bad_fields(
-        rummy_stub, simple_request(table=[rummy_pb2.Meld(cards=["7H", "9S", "JK"])])
-    )
+    found = bad_fields(rummy_stub, simple_request(table=[rummy_pb2.Meld(cards=["7H", "9S", "JK"])]))
     assert "position.table[0]" in found
 
 

@@ -87,9 +87,11 @@ def page(sync_api: Any, chromium: Path, page_url: str) -> Iterator[Any]:
         # A refused call's 400 is logged by Chromium as a failed resource: expected, not a bug.
         tab.on(
             "console",
-            lambda m: errors.append(m.text)
-            if m.type == "error" and "status of 400" not in m.text
-            else None,
+            lambda m: (
+                errors.append(m.text)
+                if m.type == "error" and "status of 400" not in m.text
+                else None
+            ),
         )
         tab.set_default_timeout(20_000)
         tab.goto(page_url)

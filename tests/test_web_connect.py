@@ -221,7 +221,10 @@ def test_a_long_value_is_not_quoted_back_whole(
     front: WebFront, body: dict[str, Any], says: str
 ) -> None:
     response = request(
-        front, "POST", f"{RUMMY}/SolveMove", json.dumps(body).encode(),
+        front,
+        "POST",
+        f"{RUMMY}/SolveMove",
+        json.dumps(body).encode(),
         {"Content-Type": "application/json"},
     )
     answer = json.loads(response.read())
@@ -265,7 +268,9 @@ def test_a_refused_call_leaves_the_kept_alive_connection_usable(front: WebFront)
         response.read()
         assert response.getheader("Connection") is None  # kept alive
     connection.request(
-        "POST", "/carrossel.v1.RulesetService/ListRulesets", b"{}",
+        "POST",
+        "/carrossel.v1.RulesetService/ListRulesets",
+        b"{}",
         {"Content-Type": "application/json"},
     )
     response = connection.getresponse()
@@ -280,8 +285,9 @@ def test_kept_alive_calls_wait_for_no_delayed_ack(front: WebFront) -> None:
     times = []
     for _ in range(11):
         start = time.perf_counter()
-        connection.request("POST", f"{RUMMY}/SolveMove", b"{}",
-                           {"Content-Type": "application/json"})
+        connection.request(
+            "POST", f"{RUMMY}/SolveMove", b"{}", {"Content-Type": "application/json"}
+        )
         response = connection.getresponse()
         response.read()
         times.append(time.perf_counter() - start)
@@ -311,7 +317,10 @@ def test_a_bad_connect_timeout_is_invalid_argument(front: WebFront, timeout: str
 def test_a_tiny_connect_timeout_is_deadline_exceeded(front: WebFront) -> None:
     headers = {"Content-Type": "application/json", "Connect-Timeout-Ms": "0"}
     response = request(
-        front, "POST", f"{RUMMY}/SolveMove", json.dumps({"position": DISPUTE["position"]}).encode(),
+        front,
+        "POST",
+        f"{RUMMY}/SolveMove",
+        json.dumps({"position": DISPUTE["position"]}).encode(),
         headers,
     )
     assert (response.status, json.loads(response.read())["code"]) == (504, "deadline_exceeded")
@@ -369,7 +378,7 @@ def _read_all(sock: socket.socket) -> bytes:
     ("path", "content_type", "holds"),
     [
         ("/", "text/html; charset=utf-8", b'<script src="/referee.js"'),
-        ("/?ruleset=carrossel", "text/html; charset=utf-8", b"<select id=\"ruleset\">"),
+        ("/?ruleset=carrossel", "text/html; charset=utf-8", b'<select id="ruleset">'),
         ("/referee.js", "text/javascript; charset=utf-8", b"ValidateMove"),
         ("/referee.css", "text/css; charset=utf-8", b".card.red"),
         ("/favicon.svg", "image/svg+xml", b"<svg"),
@@ -433,8 +442,16 @@ def test_the_front_reaches_the_grpc_server_on_its_own_host(host: str, target: st
 def test_serve_http_port_serves_the_page_until_sigterm() -> None:
     grpc_port, http_port = _free_port(), _free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(grpc_port),
-         "--http-port", str(http_port)],
+        [
+            sys.executable,
+            "-m",
+            "service.cli",
+            "serve",
+            "--port",
+            str(grpc_port),
+            "--http-port",
+            str(http_port),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -458,8 +475,16 @@ def test_serve_says_when_the_http_port_is_taken() -> None:
         taken.listen()
         http_port = taken.getsockname()[1]
         result = subprocess.run(
-            [sys.executable, "-m", "service.cli", "serve", "--port", str(_free_port()),
-             "--http-port", str(http_port)],
+            [
+                sys.executable,
+                "-m",
+                "service.cli",
+                "serve",
+                "--port",
+                str(_free_port()),
+                "--http-port",
+                str(http_port),
+            ],
             capture_output=True,
             text=True,
             timeout=30,
@@ -526,9 +551,7 @@ def run_curl(command: str, port: int) -> tuple[int, dict[str, Any]]:
     args = shlex.split(command.replace("127.0.0.1:8080", f"127.0.0.1:{port}"))
     assert args[0] == "curl"
     url = next(a for a in args if a.startswith("http://"))
-    headers = dict(
-        args[i + 1].split(": ", 1) for i, a in enumerate(args) if a == "-H"
-    )
+    headers = dict(args[i + 1].split(": ", 1) for i, a in enumerate(args) if a == "-H")
     body = args[args.index("-d") + 1].encode()
     path = url.split(f"127.0.0.1:{port}", 1)[1]
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)

@@ -40,9 +40,7 @@ def all_names() -> list[str]:
 
 def all_params() -> list[Any]:
     return [
-        pytest.param(case, id=f"{name}-{case['id']}")
-        for name in all_names()
-        for case in load(name)
+        pytest.param(case, id=f"{name}-{case['id']}") for name in all_names() for case in load(name)
     ]
 
 

@@ -29,8 +29,9 @@ def check_size(codes: Iterable[str], path: str) -> None:
     problems = ProblemCollector()
     listed = list(codes)
     if len(listed) > MAX_CODES_PER_REQUEST:
-        problems.add(path, f"{len(listed)} card codes: a request carries at most "
-                     f"{MAX_CODES_PER_REQUEST}")
+        problems.add(
+            path, f"{len(listed)} card codes: a request carries at most {MAX_CODES_PER_REQUEST}"
+        )
     if any(len(code) > MAX_CODE_LENGTH for code in listed):
         problems.add(path, f"a card code is longer than {MAX_CODE_LENGTH} characters")
     problems.raise_if_any()
@@ -40,18 +41,20 @@ def position_from_proto(message: fishing_pb2.FishingPosition) -> Position:
     """The checked position; field paths are placed under ``position``."""
     try:
         check_size(_codes_of(message), "")
-        return parse_position(RawPosition(
-            ruleset=message.ruleset,
-            table=[RawItem(list(i.cards), i.value, i.owner) for i in message.table],
-            hand=list(message.hand),
-            deck_size=message.deck_size,
-            player=message.player,
-            players=message.players,
-            piles=[list(pile.cards) for pile in message.piles],
-            last_capturer=message.last_capturer if message.HasField("last_capturer") else None,
-            other_hands=[(hand.player, list(hand.cards)) for hand in message.other_hands],
-            omit_broom=message.omit_broom,
-        ))
+        return parse_position(
+            RawPosition(
+                ruleset=message.ruleset,
+                table=[RawItem(list(i.cards), i.value, i.owner) for i in message.table],
+                hand=list(message.hand),
+                deck_size=message.deck_size,
+                player=message.player,
+                players=message.players,
+                piles=[list(pile.cards) for pile in message.piles],
+                last_capturer=message.last_capturer if message.HasField("last_capturer") else None,
+                other_hands=[(hand.player, list(hand.cards)) for hand in message.other_hands],
+                omit_broom=message.omit_broom,
+            )
+        )
     except InvalidRequest as error:
         raise error.prefixed("position") from None
 
@@ -104,9 +107,7 @@ def table_to_proto(table: Sequence[Item]) -> list[fishing_pb2.TableItem]:
 
 
 def violation_to_proto(violation: FishingViolation) -> fishing_pb2.FishingViolation:
-    code = fishing_pb2.FishingViolationCode.Value(
-        f"FISHING_VIOLATION_CODE_{violation.code.name}"
-    )
+    code = fishing_pb2.FishingViolationCode.Value(f"FISHING_VIOLATION_CODE_{violation.code.name}")
     return fishing_pb2.FishingViolation(
         code=code,
         message=violation.message,

@@ -42,8 +42,9 @@ MAX_PLAYS = 100
 
 def _check_max_plays(max_plays: int) -> None:
     if not 0 <= max_plays <= MAX_PLAYS:
-        raise InvalidRequest([FieldProblem(
-            "max_plays", f"{max_plays}: ask for 0 (meaning 1) to {MAX_PLAYS} plays")])
+        raise InvalidRequest(
+            [FieldProblem("max_plays", f"{max_plays}: ask for 0 (meaning 1) to {MAX_PLAYS} plays")]
+        )
 
 
 def handle(

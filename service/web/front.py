@@ -156,9 +156,7 @@ class FrontHandler(BaseHTTPRequestHandler):
         length_text = self.headers.get("Content-Length")
         if length_text is None or not length_text.strip().isdigit():
             self.close_connection = True  # a body we cannot delimit cannot be skipped either
-            raise ConnectError(
-                grpc.StatusCode.INVALID_ARGUMENT, "send a Content-Length", http=411
-            )
+            raise ConnectError(grpc.StatusCode.INVALID_ARGUMENT, "send a Content-Length", http=411)
         length = int(length_text)
         if length > limits.MAX_MESSAGE_BYTES:
             self.close_connection = True  # the unread body would be taken for a request

@@ -82,11 +82,15 @@ def check_complete(position: Position) -> None:
     """F8's exact endgame needs every card placed: piles, table and all hands make the deck,
     and the hands' sizes fit one round of play from the player to move."""
     problems = ProblemCollector()
-    missing_hands = [p for p in range(position.players)
-                     if p != position.player and p not in position.other_hands]
+    missing_hands = [
+        p for p in range(position.players) if p != position.player and p not in position.other_hands
+    ]
     if missing_hands:
-        problems.add("other_hands", "the deal's end needs every other player's hand; missing "
-                     f"player(s) {', '.join(map(str, missing_hands))}")
+        problems.add(
+            "other_hands",
+            "the deal's end needs every other player's hand; missing "
+            f"player(s) {', '.join(map(str, missing_hands))}",
+        )
         problems.raise_if_any()
     seen: set[Card] = set(position.hand)
     seen.update(c for item in position.table for c in item.cards)
@@ -94,14 +98,22 @@ def check_complete(position: Position) -> None:
     seen.update(c for hand in position.other_hands.values() for c in hand)
     unseen = sorted(deck_cards(position.deck) - seen, key=sort_key)
     if unseen:
-        problems.add("other_hands", f"{len(unseen)} cards are in no hand, pile or table item "
-                     f"({format_cards(unseen[:8])}{' …' if len(unseen) > 8 else ''}): with the "
-                     "stock empty the hands must hold every unseen card")
-    sizes = [len(_hand(position, (position.player + k) % position.players))
-             for k in range(position.players)]
+        problems.add(
+            "other_hands",
+            f"{len(unseen)} cards are in no hand, pile or table item "
+            f"({format_cards(unseen[:8])}{' …' if len(unseen) > 8 else ''}): with the "
+            "stock empty the hands must hold every unseen card",
+        )
+    sizes = [
+        len(_hand(position, (position.player + k) % position.players))
+        for k in range(position.players)
+    ]
     if not all(a >= b for a, b in pairwise(sizes)) or sizes[0] - sizes[-1] > 1:
-        problems.add("other_hands", f"hand sizes {sizes} from the player to move on cannot "
-                     "arise in turn order (each later hand holds as many cards or one fewer)")
+        problems.add(
+            "other_hands",
+            f"hand sizes {sizes} from the player to move on cannot "
+            "arise in turn order (each later hand holds as many cards or one fewer)",
+        )
     problems.raise_if_any()
 
 
@@ -134,8 +146,9 @@ class _Search:
         if state.last_side != NO_OWNER and state.table:
             leftovers = [c for item in state.table for c in item.cards]
             gathered[state.last_side] = _add(gathered[state.last_side], leftovers, self.rules)
-        return deal_points([g[0] for g in gathered], [g[1] for g in gathered],
-                           [g[2] for g in gathered], self.rules)
+        return deal_points(
+            [g[0] for g in gathered], [g[1] for g in gathered], [g[2] for g in gathered], self.rules
+        )
 
     def value_of(self, points: Sequence[int]) -> int:
         own = points[self.root_side]
@@ -158,11 +171,12 @@ class _Search:
         gathered, last = state.gathered, state.last_side
         if effect.captured:
             side = self.side(state.mover)
-            gathered = (*gathered[:side], _gain(gathered[side], effect), *gathered[side + 1:])
+            gathered = (*gathered[:side], _gain(gathered[side], effect), *gathered[side + 1 :])
             last = side
         mover = (state.mover + 1) % self.players
-        return State(_canonical_table(effect.table_after), tuple(hands), mover, last,
-                     gathered), effect
+        return State(
+            _canonical_table(effect.table_after), tuple(hands), mover, last, gathered
+        ), effect
 
     def value(self, state: State, alpha: int, beta: int) -> int:
         self.nodes += 1
@@ -215,8 +229,9 @@ def _gain(before: tuple[int, int, int], effect: Outcome) -> tuple[int, int, int]
     return before[0] + points, before[1] + cards, before[2] + prize
 
 
-def _add(before: tuple[int, int, int], cards: Sequence[Card], rules: FishingRules
-         ) -> tuple[int, int, int]:
+def _add(
+    before: tuple[int, int, int], cards: Sequence[Card], rules: FishingRules
+) -> tuple[int, int, int]:
     points = sum(card_points(card, rules) for card in cards)
     prize = sum(1 for card in cards if is_prize_suit(card, rules))
     return before[0] + points, before[1] + len(cards), before[2] + prize
@@ -230,8 +245,9 @@ def _root_state(position: Position) -> State:
         for side in range(sides)
     )
     hands = tuple(tuple(sorted(_hand(position, p))) for p in range(position.players))
-    last = NO_OWNER if position.last_capturer == NO_OWNER else position.side_of(
-        position.last_capturer)
+    last = (
+        NO_OWNER if position.last_capturer == NO_OWNER else position.side_of(position.last_capturer)
+    )
     return State(position.table, hands, position.player, last, gathered)
 
 
@@ -252,8 +268,7 @@ def solve_deal_end(position: Position, max_plays: int, time_limit_ms: int) -> De
     answer is Part 1's (SolvePlay now), marked not optimal."""
     deadline = time.monotonic() + max(time_limit_ms, 1) / 1000.0
     root = _root_state(position)
-    search = _Search(position.rules, position.players, position.side_of(position.player),
-                     deadline)
+    search = _Search(position.rules, position.players, position.side_of(position.player), deadline)
     try:
         with time_box(deadline):
             listed = legal_plays(position.hand, position.table, position.player, position.rules)
@@ -261,8 +276,10 @@ def solve_deal_end(position: Position, max_plays: int, time_limit_ms: int) -> De
         part_one = solve_plays(position, max_plays, 1)  # outside the box: its time is gone
         return DealEndResult((), part_one.plays, False, 0)
     with time_box(deadline):
-        roots = [SolvedPlay(play, outcome(play, position.table, position.player,
-                                          position.rules)) for play in listed]
+        roots = [
+            SolvedPlay(play, outcome(play, position.table, position.player, position.rules))
+            for play in listed
+        ]
         roots.sort(key=rank_key)
         try:
             valued = [(search.exact(search.child(root, s.play)[0]), s) for s in roots]

@@ -58,9 +58,7 @@ def capture_data(
 
 def has_choice(data: CaptureData, table: Sequence[Item]) -> bool:
     """Whether any value could form even one group (else there is nothing to model)."""
-    return any(
-        sum(table[i].value for i in data.eligible[value]) >= value for value in data.values
-    )
+    return any(sum(table[i].value for i in data.eligible[value]) >= value for value in data.values)
 
 
 def build_model(data: CaptureData, table: Sequence[Item], rules: FishingRules) -> CaptureModel:
@@ -186,9 +184,13 @@ def read_capture(built: CaptureModel, solver: cp_model.CpSolver, data: CaptureDa
     for (group_value, slot), used in built.group_used.items():
         if group_value != value or not solver.boolean_value(used):
             continue
-        groups.append(tuple(sorted(
-            index
-            for (v, index, s), var in built.in_group.items()
-            if v == value and s == slot and solver.boolean_value(var)
-        )))
+        groups.append(
+            tuple(
+                sorted(
+                    index
+                    for (v, index, s), var in built.in_group.items()
+                    if v == value and s == slot and solver.boolean_value(var)
+                )
+            )
+        )
     return FoundCapture(card, tuple(sorted(groups)))

@@ -49,9 +49,17 @@ def _number(text: str, whole: str) -> int:
 
 
 _VERBS = {
-    "takes": "capture", "take": "capture", "captures": "capture", "capture": "capture",
-    "builds": "build", "build": "build", "trails": "trail", "trail": "trail",
-    "sweeps": "broom", "sweep": "broom", "broom": "broom",
+    "takes": "capture",
+    "take": "capture",
+    "captures": "capture",
+    "capture": "capture",
+    "builds": "build",
+    "build": "build",
+    "trails": "trail",
+    "trail": "trail",
+    "sweeps": "broom",
+    "sweep": "broom",
+    "broom": "broom",
 }
 
 
@@ -60,8 +68,8 @@ def parse_play_text(text: str) -> RawPlay:
     words = text.replace("(", " ( ").replace(")", " ) ").split()
     if len(words) < 2 or words[1].lower() not in _VERBS:
         raise NotationError(
-            text, "write a play as '7S takes 0+1 2', 'AC builds 6 on 0 1', '5H trails' or "
-            "'BROOM sweeps'"
+            text,
+            "write a play as '7S takes 0+1 2', 'AC builds 6 on 0 1', '5H trails' or 'BROOM sweeps'",
         )
     card, action, rest = words[0], _VERBS[words[1].lower()], words[2:]
     if action == "capture":

@@ -97,7 +97,10 @@ def outcome(play: Play, table: Sequence[Item], player: int, rules: FishingRules)
 
 
 def _captures(
-    card: Card, taken: Sequence[int] | range, table: Sequence[Item], kept: tuple[Item, ...],
+    card: Card,
+    taken: Sequence[int] | range,
+    table: Sequence[Item],
+    kept: tuple[Item, ...],
     rules: FishingRules,
 ) -> Outcome:
     captured = (card, *(c for index in taken for c in table[index].cards))

@@ -115,8 +115,9 @@ def parse_position(raw: RawPosition) -> Position:
     ruleset = get_ruleset(raw.ruleset)
     rules = ruleset.fishing if ruleset is not None else None
     if rules is None:
-        problems.add("ruleset", f"{raw.ruleset!r} is not a fishing ruleset "
-                     "(carosello, carrusel, karusele)")
+        problems.add(
+            "ruleset", f"{raw.ruleset!r} is not a fishing ruleset (carosello, carrusel, karusele)"
+        )
     players = raw.players or DEFAULT_PLAYERS
     if not 2 <= players <= 4:
         problems.add("players", f"{raw.players} players: the fishing games take 2 to 4")
@@ -144,7 +145,15 @@ def parse_position(raw: RawPosition) -> Position:
         problems.add("last_capturer", f"player {last} is not one of players 0-{players - 1}")
     problems.raise_if_any()
     position = Position(
-        ruleset.id, rules, deck, players, raw.player, table, hand, piles, last,
+        ruleset.id,
+        rules,
+        deck,
+        players,
+        raw.player,
+        table,
+        hand,
+        piles,
+        last,
         MappingProxyType(other_hands),
     )
     _check_own_builds(position, problems)
@@ -201,8 +210,9 @@ def _parse_piles(
 ) -> tuple[tuple[Card, ...], ...]:
     if raw_piles and len(raw_piles) != sides_of(players):
         problems.add(
-            "piles", f"{len(raw_piles)} piles for {sides_of(players)} sides: one pile per side "
-            "(partners share one, F8)"
+            "piles",
+            f"{len(raw_piles)} piles for {sides_of(players)} sides: one pile per side "
+            "(partners share one, F8)",
         )
     return tuple(
         tuple(c for i, code in enumerate(pile) if (c := seen.card(code, f"piles[{s}].cards[{i}]")))

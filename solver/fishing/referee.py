@@ -123,10 +123,14 @@ def _hand_rule(position: Position, play: Play) -> list[FishingViolation]:
     if play.card in position.hand:
         return []
     held = format_cards(position.hand)
-    return [FishingViolation(
-        FishingCode.CARD_NOT_IN_HAND, f"{play.card.code} is not in the hand ({held}).", "F1",
-        cards=(play.card.code,),
-    )]
+    return [
+        FishingViolation(
+            FishingCode.CARD_NOT_IN_HAND,
+            f"{play.card.code} is not in the hand ({held}).",
+            "F1",
+            cards=(play.card.code,),
+        )
+    ]
 
 
 def _action_rules(position: Position, play: Play) -> list[FishingViolation]:
@@ -150,19 +154,28 @@ def _action_rules(position: Position, play: Play) -> list[FishingViolation]:
 def _capture_rules(position: Position, play: Play) -> list[FishingViolation]:
     table = position.table
     if not play.groups or not all(play.groups):
-        return [FishingViolation(
-            FishingCode.CAPTURE_GROUPS,
-            f"A capture with {play.card.code} takes at least one group, and no group is empty "
-            "(F3).", "F3", cards=(play.card.code,),
-        )]
+        return [
+            FishingViolation(
+                FishingCode.CAPTURE_GROUPS,
+                f"A capture with {play.card.code} takes at least one group, and no group is empty "
+                "(F3).",
+                "F3",
+                cards=(play.card.code,),
+            )
+        ]
     indices = [index for group in play.groups for index in group]
     repeated = sorted({index for index in indices if indices.count(index) > 1})
     if repeated:
-        return [FishingViolation(
-            FishingCode.CAPTURE_GROUPS,
-            f"{_text(table, repeated)} appears in more than one place: the groups a capture "
-            "takes are disjoint (F3).", "F3", tuple(repeated), _codes(table, repeated),
-        )]
+        return [
+            FishingViolation(
+                FishingCode.CAPTURE_GROUPS,
+                f"{_text(table, repeated)} appears in more than one place: the groups a capture "
+                "takes are disjoint (F3).",
+                "F3",
+                tuple(repeated),
+                _codes(table, repeated),
+            )
+        ]
     if is_court(play.card):
         return _court_rules(position, play, indices)
     return [
@@ -187,7 +200,9 @@ def _group_rule(position: Position, card: Card, group: tuple[int, ...]) -> Fishi
         FishingCode.CAPTURE_VALUE_MISMATCH,
         f"{card.code} (value {value}) cannot take {_text(table, group)}: {reason}; a group is "
         f"one item of value {value} or items summing to {value} (F3).",
-        "F3", group, _codes(table, group),
+        "F3",
+        group,
+        _codes(table, group),
     )
 
 
@@ -202,12 +217,16 @@ def _court_rules(position: Position, play: Play, indices: list[int]) -> list[Fis
     if same_rank and count_ok:
         return []
     name = play.card.code
-    return [FishingViolation(
-        FishingCode.COURT_CAPTURE,
-        f"{name} takes only one card of its own rank, or all three when three lie on the "
-        f"table, not {_text(table, sorted(indices))} (F4).",
-        "F4", tuple(sorted(indices)), _codes(table, sorted(indices)),
-    )]
+    return [
+        FishingViolation(
+            FishingCode.COURT_CAPTURE,
+            f"{name} takes only one card of its own rank, or all three when three lie on the "
+            f"table, not {_text(table, sorted(indices))} (F4).",
+            "F4",
+            tuple(sorted(indices)),
+            _codes(table, sorted(indices)),
+        )
+    ]
 
 
 def _build_rules(position: Position, play: Play) -> list[FishingViolation]:
@@ -217,10 +236,15 @@ def _build_rules(position: Position, play: Play) -> list[FishingViolation]:
     name = play.card.code
     if is_court(play.card) or courts:
         what = name if is_court(play.card) else _text(table, courts)
-        return [FishingViolation(
-            FishingCode.COURT_BUILD, f"{what}: J, Q and K never build (F5).", "F5",
-            tuple(courts), (name, *_codes(table, courts)),
-        )]
+        return [
+            FishingViolation(
+                FishingCode.COURT_BUILD,
+                f"{what}: J, Q and K never build (F5).",
+                "F5",
+                tuple(courts),
+                (name, *_codes(table, courts)),
+            )
+        ]
     problems: list[str] = []
     if not items or len(items) != len(play.items):
         problems.append("a build puts the card onto one or more distinct table items")
@@ -233,10 +257,15 @@ def _build_rules(position: Position, play: Play) -> list[FishingViolation]:
         problems.append(f"no card of value {play.value} stays in the hand to capture it")
     if not problems:
         return []
-    return [FishingViolation(
-        FishingCode.BUILD_VALUE, f"Build with {name}: " + "; ".join(problems) + " (F5).", "F5",
-        tuple(items), (name, *_codes(table, items)),
-    )]
+    return [
+        FishingViolation(
+            FishingCode.BUILD_VALUE,
+            f"Build with {name}: " + "; ".join(problems) + " (F5).",
+            "F5",
+            tuple(items),
+            (name, *_codes(table, items)),
+        )
+    ]
 
 
 def _trail_rule(position: Position, play: Play) -> list[FishingViolation]:
@@ -252,12 +281,15 @@ def _trail_rule(position: Position, play: Play) -> list[FishingViolation]:
         could = f"{other.card.code} can take {_text(position.table, sorted(other.taken))}"
     else:
         could = f"{other.card.code} can build {other.value} on {_text(position.table, other.items)}"
-    return [FishingViolation(
-        FishingCode.TRAIL_NOT_ALLOWED,
-        f"{play.card.code} cannot be laid on the table: {could}; a trail is allowed only "
-        "when no card in hand can capture or build (F7).",
-        "F7", cards=(play.card.code,),
-    )]
+    return [
+        FishingViolation(
+            FishingCode.TRAIL_NOT_ALLOWED,
+            f"{play.card.code} cannot be laid on the table: {could}; a trail is allowed only "
+            "when no card in hand can capture or build (F7).",
+            "F7",
+            cards=(play.card.code,),
+        )
+    ]
 
 
 def _own_build_rule(position: Position, play: Play) -> list[FishingViolation]:
@@ -270,7 +302,9 @@ def _own_build_rule(position: Position, play: Play) -> list[FishingViolation]:
             f"Player {position.player} built {position.table[index].text} and must capture it "
             f"this turn (with a card of value {position.table[index].value}); no other play is "
             "allowed while it lies there (F5).",
-            "F5", (index,), _codes(position.table, (index,)),
+            "F5",
+            (index,),
+            _codes(position.table, (index,)),
         )
         for index in sorted(own_builds(position.table, position.player) - taken)
     ]

@@ -52,7 +52,9 @@ def most_prize(counts: Sequence[int], prize: int) -> tuple[int, ...]:
 
 
 def deal_points(
-    card_points_by_side: Sequence[int], cards: Sequence[int], prize_cards: Sequence[int],
+    card_points_by_side: Sequence[int],
+    cards: Sequence[int],
+    prize_cards: Sequence[int],
     rules: FishingRules,
 ) -> tuple[int, ...]:
     """Every side's deal points from what its pile holds (F9); the endgame search uses it."""
@@ -65,8 +67,11 @@ def deal_points(
 
 
 def parse_deal(
-    ruleset_id: str, deck_size: int, piles: Sequence[Sequence[str]],
-    totals_before: Sequence[int], omit_broom: bool = False,
+    ruleset_id: str,
+    deck_size: int,
+    piles: Sequence[Sequence[str]],
+    totals_before: Sequence[int],
+    omit_broom: bool = False,
 ) -> tuple[FishingRules, Deck, tuple[tuple[Card, ...], ...]]:
     """The rules, deck and piles, or ``InvalidRequest`` naming every bad field.
 
@@ -77,8 +82,9 @@ def parse_deal(
     ruleset = get_ruleset(ruleset_id)
     rules = ruleset.fishing if ruleset is not None else None
     if rules is None:
-        problems.add("ruleset", f"{ruleset_id!r} is not a fishing ruleset "
-                     "(carosello, carrusel, karusele)")
+        problems.add(
+            "ruleset", f"{ruleset_id!r} is not a fishing ruleset (carosello, carrusel, karusele)"
+        )
         problems.raise_if_any()
     assert rules is not None
     deck = deck_for(rules, deck_size or DEFAULT_DECK, omit_broom)
@@ -100,7 +106,9 @@ def parse_deal(
 
 
 def score_deal(
-    rules: FishingRules, deck: Deck, piles: Sequence[Sequence[Card]],
+    rules: FishingRules,
+    deck: Deck,
+    piles: Sequence[Sequence[Card]],
     totals_before: Sequence[int],
 ) -> DealScore:
     """Points per side with the line items behind them, new totals and the game's state."""
@@ -152,8 +160,14 @@ def _most_lines(piles: Sequence[Sequence[Card]], rules: FishingRules) -> list[Li
         awarded = most_prize(counts, prize)
         leaders = [side for side, count in enumerate(counts) if count == max(counts)]
         for side, count in enumerate(counts):
-            lines.append(Line(side, _most_text(what, count, len(leaders), side in leaders,
-                                               awarded[side]), awarded[side], "F9"))
+            lines.append(
+                Line(
+                    side,
+                    _most_text(what, count, len(leaders), side in leaders, awarded[side]),
+                    awarded[side],
+                    "F9",
+                )
+            )
     return lines
 
 

@@ -70,8 +70,13 @@ def rank_key(solved: SolvedPlay) -> tuple[object, ...]:
     kind = {Action.TRAIL: 2, Action.BUILD: 1}.get(play.action, 0)
     gathered = len(play.items)
     return (
-        kind, *(-k for k in effect.key), -gathered, sort_key(play.card),
-        sorted(play.taken), play.items, play.value,
+        kind,
+        *(-k for k in effect.key),
+        -gathered,
+        sort_key(play.card),
+        sorted(play.taken),
+        play.items,
+        play.value,
     )
 
 
@@ -125,9 +130,7 @@ def direct_plays(position: Position) -> list[Play]:
     return plays
 
 
-def _sum_captures(
-    position: Position, wanted: int, deadline: float
-) -> tuple[list[Play], bool, int]:
+def _sum_captures(position: Position, wanted: int, deadline: float) -> tuple[list[Play], bool, int]:
     """The best ``wanted`` captures by sums: solve, exclude the capture found, solve again."""
     table = position.table
     data = capture_data(position.hand, table, own_builds(table, position.player), position.rules)

@@ -587,8 +587,10 @@ def _cards_and_ranks(meld: Sequence[TableCard]) -> tuple[tuple[str, int], ...]:
     """A meld's cards, each with the rank it stands for as a wild (0: as itself)."""
     return tuple(
         sorted(
-            (tc.card.code, 0 if tc.value is None or tc.value.rank == tc.card.rank else
-             tc.value.rank)
+            (
+                tc.card.code,
+                0 if tc.value is None or tc.value.rank == tc.card.rank else tc.value.rank,
+            )
             for tc in meld
         )
     )

@@ -124,8 +124,9 @@ def _best_opening(hand: Hand, trios: int, sequences: int, discard_required: bool
     best: int | None = None
     for taken in options:
         left = _freeze(counts - taken)
-        value = _best_opening(left, trios - (1 if trios else 0), sequences - (0 if trios else 1),
-                              discard_required)
+        value = _best_opening(
+            left, trios - (1 if trios else 0), sequences - (0 if trios else 1), discard_required
+        )
         if value is not None and (best is None or value < best):
             best = value
     return best

@@ -167,8 +167,9 @@ def _check_move_legal(
     seen = [as_seen(m.move) for m in result.moves]
     for k, move_seen in enumerate(seen):
         if move_seen in seen[:k]:
-            problems.append(f"{what}: move {k} [{format_move(result.moves[k].move)}] is an "
-                            f"earlier move again")
+            problems.append(
+                f"{what}: move {k} [{format_move(result.moves[k].move)}] is an earlier move again"
+            )
     for k, solved in enumerate(result.moves):
         move = solved.move
         full = validate_move(position, move, max_placed=optima.max_placed)
@@ -325,9 +326,7 @@ def _check_later_moves(
         else:
             limit = solved.verdict.hand_points_after
             better = [c for c in candidates if c.points_after < limit]
-        listed = {
-            solution_key(position, m.move, m.verdict.played) for m in result.moves[:k]
-        }
+        listed = {solution_key(position, m.move, m.verdict.played) for m in result.moves[:k]}
         missed = [c for c in better if solution_key(position, c.move, c.played) not in listed]
         if missed:
             problems.append(

@@ -83,8 +83,9 @@ def splits_into(indices: Sequence[int], table: Sequence[BItem], target: int) -> 
     return False
 
 
-def grouping(indices: Sequence[int], table: Sequence[BItem], target: int
-             ) -> list[tuple[int, ...]] | None:
+def grouping(
+    indices: Sequence[int], table: Sequence[BItem], target: int
+) -> list[tuple[int, ...]] | None:
     """One way to split these items into groups each worth ``target``, or None."""
     if not indices:
         return []
@@ -111,8 +112,13 @@ def candidate_plays(table: Sequence[BItem], hand: Sequence[str]) -> Iterator[BPl
         if card == "BROOM":
             yield BPlay(card, "broom", frozenset(range(len(table))))
         elif rank(card) in COURTS:
-            same = [i for i, item in enumerate(table) if item.cards == (item.cards[0],)
-                    and is_court_item(item) and rank(item.cards[0]) == rank(card)]
+            same = [
+                i
+                for i, item in enumerate(table)
+                if item.cards == (item.cards[0],)
+                and is_court_item(item)
+                and rank(item.cards[0]) == rank(card)
+            ]
             for index in same:
                 yield BPlay(card, "capture", frozenset([index]))
             if len(same) == 3:
@@ -132,10 +138,12 @@ def candidate_plays(table: Sequence[BItem], hand: Sequence[str]) -> Iterator[BPl
 
 def legal_plays(table: Sequence[BItem], hand: Sequence[str], player: int) -> list[BPlay]:
     """F5's obligation, then F7: a trail only when nothing else is possible."""
-    own = frozenset(i for i, item in enumerate(table) if len(item.cards) > 1
-                    and item.owner == player)
+    own = frozenset(
+        i for i, item in enumerate(table) if len(item.cards) > 1 and item.owner == player
+    )
     plays = [
-        play for play in candidate_plays(table, hand)
+        play
+        for play in candidate_plays(table, hand)
         if not own or play.kind == "broom" or (play.kind == "capture" and own <= play.taken)
     ]
     if plays or own:
@@ -155,8 +163,10 @@ def key(play: BPlay, table: Sequence[BItem], prize_suit: str) -> tuple[int, int,
     )
 
 
-def best_keys(table: Sequence[BItem], hand: Sequence[str], player: int, prize_suit: str
-              ) -> list[tuple[int, int, int]]:
+def best_keys(
+    table: Sequence[BItem], hand: Sequence[str], player: int, prize_suit: str
+) -> list[tuple[int, int, int]]:
     """Every legal play's key, best first."""
-    return sorted((key(p, table, prize_suit) for p in legal_plays(table, hand, player)),
-                  reverse=True)
+    return sorted(
+        (key(p, table, prize_suit) for p in legal_plays(table, hand, player)), reverse=True
+    )

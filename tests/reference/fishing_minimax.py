@@ -29,14 +29,22 @@ def final_points(piles: Sequence[Sequence[str]], prize_suit: str) -> list[int]:
     return result
 
 
-def apply(table: list[BItem], hands: list[list[str]], piles: list[list[str]], mover: int,
-          play: BPlay, players: int) -> tuple[list[BItem], list[list[str]], list[list[str]], bool]:
+def apply(
+    table: list[BItem],
+    hands: list[list[str]],
+    piles: list[list[str]],
+    mover: int,
+    play: BPlay,
+    players: int,
+) -> tuple[list[BItem], list[list[str]], list[list[str]], bool]:
     hands = [list(h) for h in hands]
     hands[mover].remove(play.card)
     piles = [list(p) for p in piles]
     if play.kind in ("capture", "broom"):
-        piles[side_of(mover, players)] += [play.card, *(c for i in sorted(play.taken)
-                                                        for c in table[i].cards)]
+        piles[side_of(mover, players)] += [
+            play.card,
+            *(c for i in sorted(play.taken) for c in table[i].cards),
+        ]
         return [t for i, t in enumerate(table) if i not in play.taken], hands, piles, True
     if play.kind == "build":
         cards = (*(c for i in sorted(play.items) for c in table[i].cards), play.card)
@@ -45,8 +53,16 @@ def apply(table: list[BItem], hands: list[list[str]], piles: list[list[str]], mo
     return [*table, BItem((play.card,))], hands, piles, False
 
 
-def minimax(table: list[BItem], hands: list[list[str]], piles: list[list[str]], mover: int,
-            last: int, root_side: int, players: int, prize_suit: str) -> int:
+def minimax(
+    table: list[BItem],
+    hands: list[list[str]],
+    piles: list[list[str]],
+    mover: int,
+    last: int,
+    root_side: int,
+    players: int,
+    prize_suit: str,
+) -> int:
     if not any(hands):
         piles = [list(p) for p in piles]
         if last >= 0:
@@ -54,29 +70,46 @@ def minimax(table: list[BItem], hands: list[list[str]], piles: list[list[str]], 
         result = final_points(piles, prize_suit)
         return result[root_side] - max(p for s, p in enumerate(result) if s != root_side)
     scores = [
-        minimax(*_after(table, hands, piles, mover, last, play, players), root_side, players,
-                prize_suit)
+        minimax(
+            *_after(table, hands, piles, mover, last, play, players), root_side, players, prize_suit
+        )
         for play in legal_plays(table, hands[mover], mover)
     ]
     return max(scores) if side_of(mover, players) == root_side else min(scores)
 
 
-def _after(table: list[BItem], hands: list[list[str]], piles: list[list[str]], mover: int,
-           last: int, play: BPlay, players: int
-           ) -> tuple[list[BItem], list[list[str]], list[list[str]], int, int]:
+def _after(
+    table: list[BItem],
+    hands: list[list[str]],
+    piles: list[list[str]],
+    mover: int,
+    last: int,
+    play: BPlay,
+    players: int,
+) -> tuple[list[BItem], list[list[str]], list[list[str]], int, int]:
     table, hands, piles, captured = apply(table, hands, piles, mover, play, players)
     return table, hands, piles, (mover + 1) % players, mover if captured else last
 
 
-def play_values(table: Sequence[BItem], hands: Sequence[Sequence[str]],
-                piles: Sequence[Sequence[str]], mover: int, last: int, players: int,
-                prize_suit: str) -> dict[BPlay, int]:
+def play_values(
+    table: Sequence[BItem],
+    hands: Sequence[Sequence[str]],
+    piles: Sequence[Sequence[str]],
+    mover: int,
+    last: int,
+    players: int,
+    prize_suit: str,
+) -> dict[BPlay, int]:
     """Every legal play of the mover with its minimax value."""
     root_side = side_of(mover, players)
     hands_ = [list(h) for h in hands]
     piles_ = [list(p) for p in piles]
     return {
-        play: minimax(*_after(list(table), hands_, piles_, mover, last, play, players),
-                      root_side, players, prize_suit)
+        play: minimax(
+            *_after(list(table), hands_, piles_, mover, last, play, players),
+            root_side,
+            players,
+            prize_suit,
+        )
         for play in legal_plays(table, hands_[mover], mover)
     }

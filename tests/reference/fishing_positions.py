@@ -43,8 +43,13 @@ def _build(deck: list[str], rng: random.Random) -> list[str]:
     return cards
 
 
-def _own_a_build(items: list[tuple[list[str], int]], hand: list[str], deck: list[str],
-                 player: int, rng: random.Random) -> None:
+def _own_a_build(
+    items: list[tuple[list[str], int]],
+    hand: list[str],
+    deck: list[str],
+    player: int,
+    rng: random.Random,
+) -> None:
     """Often make the player the owner of a build, with a card of its value kept (F5)."""
     builds = [k for k, (cards, _) in enumerate(items) if len(cards) > 1]
     if not builds or rng.random() < 0.6:
@@ -86,8 +91,12 @@ def play_sample(seed: int, ruleset: str | None = None) -> Sample:
     _own_a_build(items, hand, deck, player, rng)
     hand_values = {value(c) for c in hand}
     items = [
-        (cards, (owner + 1) % players if owner == player and
-         sum(value(c) for c in cards) not in hand_values else owner)
+        (
+            cards,
+            (owner + 1) % players
+            if owner == player and sum(value(c) for c in cards) not in hand_values
+            else owner,
+        )
         for cards, owner in items
     ]
     raw = RawPosition(
@@ -123,12 +132,27 @@ def endgame_sample(seed: int, players: int) -> Sample:
         piles[rng.randrange(sides)].append(code)
     last = rng.randrange(players)
     raw = RawPosition(
-        ruleset, [RawItem([c]) for c in table], list(hands[player]), 56, player, players,
-        piles=piles, last_capturer=last,
+        ruleset,
+        [RawItem([c]) for c in table],
+        list(hands[player]),
+        56,
+        player,
+        players,
+        piles=piles,
+        last_capturer=last,
         other_hands=[(p, list(hands[p])) for p in range(players) if p != player],
     )
-    return Sample(raw, tuple(BItem((c,)) for c in table), hands[player], player, players,
-                  PRIZE_SUIT[ruleset], tuple(hands), tuple(map(tuple, piles)), last)
+    return Sample(
+        raw,
+        tuple(BItem((c,)) for c in table),
+        hands[player],
+        player,
+        players,
+        PRIZE_SUIT[ruleset],
+        tuple(hands),
+        tuple(map(tuple, piles)),
+        last,
+    )
 
 
 def full_last_round(seed: int) -> Sample:
@@ -145,11 +169,27 @@ def full_last_round(seed: int) -> Sample:
     piles = (tuple(deck[: len(deck) // 2]), tuple(deck[len(deck) // 2 :]))
     last = rng.randrange(2)
     raw = RawPosition(
-        ruleset, [RawItem([c]) for c in table], list(hands[0]), 56, 0, 2,
-        piles=[list(p) for p in piles], last_capturer=last, other_hands=[(1, list(hands[1]))],
+        ruleset,
+        [RawItem([c]) for c in table],
+        list(hands[0]),
+        56,
+        0,
+        2,
+        piles=[list(p) for p in piles],
+        last_capturer=last,
+        other_hands=[(1, list(hands[1]))],
     )
-    return Sample(raw, tuple(BItem((c,)) for c in table), hands[0], 0, 2, PRIZE_SUIT[ruleset],
-                  hands, piles, last)
+    return Sample(
+        raw,
+        tuple(BItem((c,)) for c in table),
+        hands[0],
+        0,
+        2,
+        PRIZE_SUIT[ruleset],
+        hands,
+        piles,
+        last,
+    )
 
 
 def endgame_with_build(seed: int) -> Sample:
@@ -175,9 +215,25 @@ def endgame_with_build(seed: int) -> Sample:
     last = rng.randrange(2)
     items = [RawItem(low, 0, owner), *(RawItem([c]) for c in table)]
     raw = RawPosition(
-        ruleset, items, hands[0], 56, 0, 2, piles=[list(p) for p in piles],
-        last_capturer=last, other_hands=[(1, hands[1])],
+        ruleset,
+        items,
+        hands[0],
+        56,
+        0,
+        2,
+        piles=[list(p) for p in piles],
+        last_capturer=last,
+        other_hands=[(1, hands[1])],
     )
     btable = (BItem(tuple(low), owner), *(BItem((c,)) for c in table))
-    return Sample(raw, btable, tuple(hands[0]), 0, 2, PRIZE_SUIT[ruleset],
-                  (tuple(hands[0]), tuple(hands[1])), piles, last)
+    return Sample(
+        raw,
+        btable,
+        tuple(hands[0]),
+        0,
+        2,
+        PRIZE_SUIT[ruleset],
+        (tuple(hands[0]), tuple(hands[1])),
+        piles,
+        last,
+    )

@@ -49,7 +49,7 @@ def left_out(sample: Sample, rng: random.Random) -> BProposal | None:
     play, groups, k = rng.choice(options)
     group = list(groups[k])
     group.remove(rng.choice(group))
-    return _capture(play.card, (*groups[:k], tuple(group), *groups[k + 1:]))
+    return _capture(play.card, (*groups[:k], tuple(group), *groups[k + 1 :]))
 
 
 def wrong_sum(sample: Sample, rng: random.Random) -> BProposal | None:
@@ -61,7 +61,7 @@ def wrong_sum(sample: Sample, rng: random.Random) -> BProposal | None:
     group = list(groups[k])
     outside = [i for i in range(len(sample.table)) if i not in play.taken]
     group[rng.randrange(len(group))] = rng.choice(outside)
-    return _capture(play.card, (*groups[:k], tuple(sorted(group)), *groups[k + 1:]))
+    return _capture(play.card, (*groups[:k], tuple(sorted(group)), *groups[k + 1 :]))
 
 
 def court_by_sum(sample: Sample, rng: random.Random) -> BProposal | None:
@@ -92,11 +92,12 @@ def extra_item(sample: Sample, rng: random.Random) -> BProposal | None:
         extra = rng.choice([i for i in range(len(sample.table)) if i not in play.taken])
         k = rng.randrange(len(groups))
         grown = tuple(sorted((*groups[k], extra)))
-        return _capture(play.card, (*groups[:k], grown, *groups[k + 1:]))
+        return _capture(play.card, (*groups[:k], grown, *groups[k + 1 :]))
     build = rng.choice(builds)
     extra = rng.choice([i for i in range(len(sample.table)) if i not in build.items])
-    return BProposal(build.card, "build", items=tuple(sorted({*build.items, extra})),
-                     value=build.value)
+    return BProposal(
+        build.card, "build", items=tuple(sorted({*build.items, extra})), value=build.value
+    )
 
 
 def merged(sample: Sample, rng: random.Random) -> BProposal | None:
@@ -119,7 +120,7 @@ def split(sample: Sample, rng: random.Random) -> BProposal | None:
     rng.shuffle(group)
     cut = rng.randint(1, len(group) - 1)
     parts = (tuple(sorted(group[:cut])), tuple(sorted(group[cut:])))
-    return _capture(play.card, (*groups[:k], *parts, *groups[k + 1:]))
+    return _capture(play.card, (*groups[:k], *parts, *groups[k + 1 :]))
 
 
 def wrong_card(sample: Sample, rng: random.Random) -> BProposal | None:
@@ -127,8 +128,11 @@ def wrong_card(sample: Sample, rng: random.Random) -> BProposal | None:
     if not captures:
         return None
     play, groups = rng.choice(captures)
-    others = [c for c in DECK_56 if value(c) == value(play.card) and c not in sample.hand
-              and rank(c) not in COURTS]
+    others = [
+        c
+        for c in DECK_56
+        if value(c) == value(play.card) and c not in sample.hand and rank(c) not in COURTS
+    ]
     if not others:
         return None
     return _capture(rng.choice(others), groups)

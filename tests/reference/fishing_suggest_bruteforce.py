@@ -56,8 +56,9 @@ def meant_items(proposal: BProposal, table_size: int) -> frozenset[int]:
     return frozenset(i for g in proposal.groups for i in g)
 
 
-def all_groupings(indices: Sequence[int], table: Sequence[BItem], target: int
-                  ) -> Iterator[list[tuple[int, ...]]]:
+def all_groupings(
+    indices: Sequence[int], table: Sequence[BItem], target: int
+) -> Iterator[list[tuple[int, ...]]]:
     """Every way to split these items into groups each worth ``target`` (F3)."""
     if not indices:
         yield []
@@ -84,22 +85,35 @@ def groupings_of(play: BPlay, table: Sequence[BItem]) -> list[list[tuple[int, ..
 def kept_count(proposal: BProposal, play: BPlay, groups: Sequence[tuple[int, ...]]) -> int:
     """How many of the proposal's groups (or its build) the play, so grouped, keeps."""
     if play.kind == "build":
-        declared = (proposal.kind == "build" and len(set(proposal.items)) == len(proposal.items)
-                    and frozenset(proposal.items) == play.items and proposal.value == play.value)
+        declared = (
+            proposal.kind == "build"
+            and len(set(proposal.items)) == len(proposal.items)
+            and frozenset(proposal.items) == play.items
+            and proposal.value == play.value
+        )
         return int(declared)
     wanted = proposal_groups(proposal)
     return sum(1 for g in {frozenset(g) for g in groups} if g in wanted)
 
 
-def play_key(proposal: BProposal, play: BPlay, groups: Sequence[tuple[int, ...]],
-             table: Sequence[BItem], prize_suit: str) -> Key:
+def play_key(
+    proposal: BProposal,
+    play: BPlay,
+    groups: Sequence[tuple[int, ...]],
+    table: Sequence[BItem],
+    prize_suit: str,
+) -> Key:
     """The keys of one legal play written with ``groups``, higher is nearer."""
     size = len(table)
-    touched = {"broom": frozenset(range(size)), "build": play.items,
-               "capture": play.taken}.get(play.kind, frozenset())
+    touched = {"broom": frozenset(range(size)), "build": play.items, "capture": play.taken}.get(
+        play.kind, frozenset()
+    )
     captures = play.kind in ("capture", "broom")
-    same_way = proposal.kind in ("capture", "broom") if captures else (
-        play.kind == "build" and proposal.kind == "build")
+    same_way = (
+        proposal.kind in ("capture", "broom")
+        if captures
+        else (play.kind == "build" and proposal.kind == "build")
+    )
     proposed = len(touched & meant_items(proposal, size)) if same_way else 0
     return (
         int(play.card == proposal.card),
@@ -114,13 +128,14 @@ def play_key(proposal: BProposal, play: BPlay, groups: Sequence[tuple[int, ...]]
 
 def best_of(proposal: BProposal, play: BPlay, table: Sequence[BItem], prize_suit: str) -> Key:
     """The play's keys with its grouping chosen to keep the most proposed groups."""
-    return max(play_key(proposal, play, groups, table, prize_suit)
-               for groups in groupings_of(play, table))
+    return max(
+        play_key(proposal, play, groups, table, prize_suit) for groups in groupings_of(play, table)
+    )
 
 
-def nearest_key(table: Sequence[BItem], hand: Sequence[str], player: int, prize_suit: str,
-                proposal: BProposal) -> Key | None:
+def nearest_key(
+    table: Sequence[BItem], hand: Sequence[str], player: int, prize_suit: str, proposal: BProposal
+) -> Key | None:
     """The keys of the nearest legal play, or None when no play is legal."""
-    keys = [best_of(proposal, play, table, prize_suit)
-            for play in legal_plays(table, hand, player)]
+    keys = [best_of(proposal, play, table, prize_suit) for play in legal_plays(table, hand, player)]
     return max(keys) if keys else None

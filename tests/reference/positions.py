@@ -423,7 +423,10 @@ def release_twins(ruleset_id: str, seed: int | str) -> list[PositionSpec]:
                 twin = twin[start : start + 3]
             codes = tuple(card.code for card in twin)
             variant = PositionSpec(
-                ruleset_id, spec.players, (*spec.table, codes), (*spec.hand, natural.code),
+                ruleset_id,
+                spec.players,
+                (*spec.table, codes),
+                (*spec.hand, natural.code),
                 spec.turn,
             )
             try:

@@ -90,9 +90,16 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         raw = RawPosition(
-            args.ruleset, parse_table_text(args.table), args.hand.split(), args.deck,
-            args.player, args.players, _piles(args.piles), args.last_capturer,
-            _other_hands(args.hands), args.omit_broom,
+            args.ruleset,
+            parse_table_text(args.table),
+            args.hand.split(),
+            args.deck,
+            args.player,
+            args.players,
+            _piles(args.piles),
+            args.last_capturer,
+            _other_hands(args.hands),
+            args.omit_broom,
         )
         raw_play = parse_play_text(args.play) if args.play is not None else None
         if args.json:
@@ -105,8 +112,9 @@ def run(args: argparse.Namespace) -> int:
     except (InvalidRequest, NotationError) as error:
         return _malformed(error)
     if args.deal_end:
-        print(render_deal_end(position, solve_deal_end(position, args.max_plays,
-                                                       args.time_limit_ms)))
+        print(
+            render_deal_end(position, solve_deal_end(position, args.max_plays, args.time_limit_ms))
+        )
         return 0
     result = solve_plays(position, args.max_plays, args.time_limit_ms)
     lines = [f"{n}. {describe(position, s)}" for n, s in enumerate(result.plays, start=1)]
@@ -228,8 +236,10 @@ def describe(position: Position, solved: SolvedPlay) -> str:
     text = play_text(position, solved.play)
     if not effect.captured:
         return text
-    return (f"{text}: {effect.deal_points} points, {len(effect.captured)} cards, "
-            f"{effect.prize_suit_cards} of the prize suit")
+    return (
+        f"{text}: {effect.deal_points} points, {len(effect.captured)} cards, "
+        f"{effect.prize_suit_cards} of the prize suit"
+    )
 
 
 def render_deal_end(position: Position, result: DealEndResult) -> str:
@@ -240,7 +250,9 @@ def render_deal_end(position: Position, result: DealEndResult) -> str:
     for n, found in enumerate(result.plays, start=1):
         points = " / ".join(str(p) for p in found.final_points)
         out.append(f"{n}. {describe(position, found.solved)}")
-        out.append(f"   deal end: {points} (margin {found.value:+d}); line: "
-                   + "; ".join(f"p{step.player} {step.play.text}" for step in found.line))
+        out.append(
+            f"   deal end: {points} (margin {found.value:+d}); line: "
+            + "; ".join(f"p{step.player} {step.play.text}" for step in found.line)
+        )
     out.append(f"optimal ({result.nodes} states searched)")
     return "\n".join(out)

@@ -71,8 +71,9 @@ def render(score: DealScore) -> str:
     out = [f"[{line.rule}] side {line.side} {line.points:+d}  {line.text}" for line in score.lines]
     out.append("")
     out.append("deal points:  " + ", ".join(f"side {s} {p}" for s, p in enumerate(score.points)))
-    out.append("totals after: " + ", ".join(
-        f"side {s} {t}" for s, t in enumerate(score.totals_after)))
+    out.append(
+        "totals after: " + ", ".join(f"side {s} {t}" for s, t in enumerate(score.totals_after))
+    )
     if score.another_deal:
         out.append("tie at the top: another deal (F10)")
     elif score.game_over:
