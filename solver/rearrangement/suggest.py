@@ -102,13 +102,7 @@ def suggest_move(
     laid = _restrict_to(tm, wanted)
     kept_counts = _proposal_melds_kept(tm, position, proposal)
     tm.model.maximize(_nearest_objective(tm, laid, kept_counts, len(proposal.table)))
-    # SolveMove's schedule of tries (lean and usual searches in turn): lean tries only
-    # had a shorter tail on most proposals but took 5 s on one mexe-mexe proposal whose
-    # optimum the usual search proves in 1.4 s (bench/HISTORY.md).
-    solver, status = tries.solve_primary(
-        tm.model, True, budget, probe_last=tm.data.wild_runs_possible
-    )
-    budget.record(solver, status, primary=True)
+    solver, status = _solve_nearest(tm, budget)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         proved = status == cp_model.INFEASIBLE and budget.optimal
         return Suggestion(None, _none_note(wanted, proved), proved)
@@ -136,6 +130,29 @@ def suggest_move(
     return Suggestion(SuggestedMove(checked, kept, marks, same), note, optimal)
 
 
+def _solve_nearest(
+    tm: TurnModel, budget: Budget
+) -> tuple[cp_model.CpSolver, cp_model.CpSolverStatus]:
+    """The model's optimum, searched first without R4's windows for runs where they were
+    left out (``pool.RunNaturals``): a table found there that breaks no window is the
+    whole model's (its optimum too, when proved), and no table there is none at all. Only
+    where the table found breaks a window are the windows added and the search run again.
+
+    Each search is SolveMove's schedule of tries (lean and usual searches in turn): lean
+    tries only had a shorter tail on most proposals but took 5 s on one mexe-mexe proposal
+    whose optimum the usual search proves in 1.4 s (bench/HISTORY.md)."""
+    probe_last = tm.data.wild_runs_possible
+    solver, status = tries.solve_primary(tm.model, True, budget, probe_last=probe_last)
+    windows = tm.variables.pool.deferred_run_naturals
+    found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    if windows is not None and found and windows.broken(solver.value):
+        budget.record(solver, status, primary=False)
+        windows.add(tm.model)
+        solver, status = tries.solve_primary(tm.model, True, budget, probe_last=probe_last)
+    budget.record(solver, status, primary=True)
+    return solver, status
+
+
 def _suggestion_model(
     position: Position, wanted: Counter[Card], budget: Budget
 ) -> tuple[TurnModel, PlacedOracle | None]:
@@ -156,7 +173,9 @@ def _suggestion_model(
             hand.append(card)
     played_only = dataclasses.replace(position, hand=tuple(hand))
     max_new_melds = position.ruleset.rearrangement.max_new_melds
-    return TurnModel(played_only, turn_options(played_only, max_new_melds, None)), None
+    options = turn_options(played_only, max_new_melds, None)
+    options = dataclasses.replace(options, defer_run_naturals=True)
+    return TurnModel(played_only, options), None
 
 
 def _restrict_to(tm: TurnModel, wanted: Counter[Card]) -> cp_model.LinearExprT:
