@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ortools.sat.python import cp_model
 
@@ -145,12 +145,25 @@ def _solve_nearest(
     solver, status = tries.solve_primary(tm.model, True, budget, probe_last=probe_last)
     windows = tm.variables.pool.deferred_run_naturals
     found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-    if windows is not None and found and windows.broken(solver.value):
+    if windows is not None and found and windows.broken(_values(solver)):
         budget.record(solver, status, primary=False)
         windows.add(tm.model)
         solver, status = tries.solve_primary(tm.model, True, budget, probe_last=probe_last)
     budget.record(solver, status, primary=True)
     return solver, status
+
+
+def _values(solver: cp_model.CpSolver) -> Callable[[cp_model.LinearExprT], int]:
+    """The solution's value of a variable or expression: a variable's read from the
+    solution copied once (each ``solver.value`` is a call into C++)."""
+    solution = list(solver.response_proto.solution)
+
+    def value(expr: cp_model.LinearExprT) -> int:
+        if isinstance(expr, cp_model.IntVar):
+            return int(solution[expr.index])
+        return int(solver.value(expr))
+
+    return value
 
 
 def _suggestion_model(

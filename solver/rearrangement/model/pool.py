@@ -291,27 +291,38 @@ class RunNaturals:
             held = [(a, b, n) for a, b, k in kept if (n := value(k))]
             if not laid and not held:
                 continue
-            starts = sorted({a for a, _, _ in shapes})
-            ends = sorted({b for _, b, _ in shapes})
             # Where a window from ``x`` first holds a run (laid or not): ``add`` writes
-            # only windows holding one.
-            first_end = {x: min(b for a, b, _ in shapes if x <= a) for x in starts}
+            # only windows holding one. The shortest run from each start, then the
+            # earliest end of a run from ``x`` on.
+            shortest: dict[int, int] = {}
+            for a, b, _ in shapes:
+                if b < shortest.get(a, b + 1):
+                    shortest[a] = b
+            starts = sorted(shortest)
+            ends = sorted({b for _, b, _ in shapes})
+            first_end: dict[int, int] = {}
+            earliest = ends[-1] + 1
+            for x in reversed(starts):
+                earliest = first_end[x] = min(earliest, shortest[x])
             total = {starts[0] - 1: 0}
             for p in range(starts[0], ends[-1] + 1):
                 total[p] = total[p - 1] + sum(map(value, windows.naturals.get(p, ())))
             for x in starts:
+                laid_from = [(b, n) for a, b, n in laid if x <= a]
+                before = total[x - 1]
                 for y in ends:
                     if y - x + 1 > self._longest:
                         break
                     if y < first_end[x]:
                         continue
-                    need = sum(n for a, b, n in laid if x <= a and b <= y)
-                    need += sum(
-                        (min(b, y) - max(a, x) + 1 - (x <= a and b <= y)) * n
-                        for a, b, n in held
-                        if a <= y and b >= x
-                    )
-                    if need > total[y] - total[x - 1]:
+                    need = 0
+                    for b, n in laid_from:
+                        if b <= y:
+                            need += n
+                    for a, b, n in held:
+                        if a <= y and b >= x:
+                            need += (min(b, y) - max(a, x) + 1 - (x <= a and b <= y)) * n
+                    if need > total[y] - before:
                         return True
         return False
 
