@@ -13,12 +13,20 @@ window, or the test proves nothing), and from the suggestion's own searches.
 from __future__ import annotations
 
 import dataclasses
+import random
+from collections.abc import Callable
+from typing import Any
 
+import pytest
 from ortools.sat.python import cp_model
 
 from bench.positions import bench_positions
+from bench.suggest_bench import illegal_proposal
+from solver.rearrangement import suggest
 from solver.rearrangement.model import TurnModel, sum_of, turn_options
-from solver.rummy.position import Position
+from solver.rearrangement.model.pool import RunNaturals
+from solver.rearrangement.search import validate_move
+from solver.rummy.position import Move, Position
 
 
 def _model(position: Position, defer: bool) -> TurnModel:
@@ -66,3 +74,70 @@ def test_broken_says_exactly_whether_a_solution_breaks_a_window() -> None:
             assert broken is not _meets_whole_model(position, solution), spec.name
             verdicts.append(broken)
     assert True in verdicts and False in verdicts, verdicts
+
+
+def _proposals(count: int) -> list[tuple[Position, Move]]:
+    """Mexe-mexe mid tables and illegal proposals whose search leaves the windows out."""
+    rng = random.Random("deferred-windows")
+    out: list[tuple[Position, Move]] = []
+    for spec in bench_positions("mexe-mexe", "mid", 3 * count, 11):
+        proposal = illegal_proposal(spec, rng)
+        position = spec.position()
+        if proposal is None or not suggest.proposal_hand_cards(position, proposal):
+            continue
+        try:
+            validate_move(position, proposal)
+        except ValueError:  # more copies of a card than the deck: the service refuses it
+            continue
+        out.append((position, proposal))
+        if len(out) == count:
+            break
+    return out
+
+
+def _optimum(position: Position, proposal: Move) -> tuple[str, int]:
+    """The suggestion search's last CP-SAT solve: its status and objective value (the
+    model's optimum, which the table found realizes where the model's counts are exact)."""
+    solves: list[tuple[str, int]] = []
+    solve_primary = suggest.tries.solve_primary
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        solver, status = solve_primary(*args, **kwargs)
+        solves.append((solver.status_name(status), round(solver.objective_value)))
+        return solver, status
+
+    suggest.tries.solve_primary = recorded  # type: ignore[attr-defined]
+    try:
+        suggest.suggest_move(position, proposal)  # its table re-checked by the referee
+    finally:
+        suggest.tries.solve_primary = solve_primary  # type: ignore[attr-defined]
+    return solves[-1]
+
+
+@pytest.mark.parametrize("always_broken", [False, True], ids=["as-found", "always-broken"])
+def test_suggestion_without_windows_first_has_the_whole_models_optimum(
+    monkeypatch: pytest.MonkeyPatch, always_broken: bool
+) -> None:
+    """The search without the windows first proves the optimum the search on the whole
+    model proves; ``always-broken`` takes every table found as breaking a window, so each
+    search runs again with the windows added (the path a broken one takes). Keys read off
+    the table may differ between two optimal solutions where the model's counts are upper
+    bounds (``suggest``), so the optimum is compared; ``bench.suggest_deferred`` runs this
+    on 100 tables per size, and ``bench.suggest_differential`` checks keys."""
+    checks: list[bool] = []
+    broken = RunNaturals.broken
+
+    def checked(self: RunNaturals, value: Callable[[Any], int]) -> bool:
+        verdict = always_broken or broken(self, value)
+        checks.append(verdict)
+        return verdict
+
+    monkeypatch.setattr(RunNaturals, "broken", checked)
+    for position, proposal in _proposals(6):
+        checks.clear()
+        left_out = _optimum(position, proposal)
+        assert checks, "the windows were not left out"
+        assert left_out[0] == "OPTIMAL"
+        monkeypatch.setattr(suggest, "DEFER_RUN_NATURALS", False)
+        assert _optimum(position, proposal) == left_out
+        monkeypatch.setattr(suggest, "DEFER_RUN_NATURALS", True)

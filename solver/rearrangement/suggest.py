@@ -69,6 +69,10 @@ __all__ = [
 SuggestedMove = suggestion.SuggestedMove[SolvedMove]
 Suggestion = suggestion.Suggestion[SolvedMove]
 
+# The search starts without R4's run windows (``_solve_nearest``). False builds the whole
+# model at once: ``bench.suggest_deferred`` and the tests compare the two answers.
+DEFER_RUN_NATURALS = True
+
 
 def proposal_hand_cards(position: Position, proposal: Move) -> Counter[Card]:
     """The hand cards the proposal played: per card, the copies on its table beyond the
@@ -187,7 +191,7 @@ def _suggestion_model(
     played_only = dataclasses.replace(position, hand=tuple(hand))
     max_new_melds = position.ruleset.rearrangement.max_new_melds
     options = turn_options(played_only, max_new_melds, None)
-    options = dataclasses.replace(options, defer_run_naturals=True)
+    options = dataclasses.replace(options, defer_run_naturals=DEFER_RUN_NATURALS)
     return TurnModel(played_only, options), None
 
 
