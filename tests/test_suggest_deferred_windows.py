@@ -21,12 +21,12 @@ import pytest
 from ortools.sat.python import cp_model
 
 from bench.positions import bench_positions
-from bench.suggest_bench import illegal_proposal
 from solver.rearrangement import suggest
 from solver.rearrangement.model import TurnModel, sum_of, turn_options
 from solver.rearrangement.model.pool import RunNaturals
 from solver.rearrangement.search import validate_move
 from solver.rummy.position import Move, Position
+from tests.reference.suggest_oracle import MUTATIONS, _add_hand_card
 
 
 def _model(position: Position, defer: bool) -> TurnModel:
@@ -77,16 +77,23 @@ def test_broken_says_exactly_whether_a_solution_breaks_a_window() -> None:
 
 
 def _proposals(count: int) -> list[tuple[Position, Move]]:
-    """Mexe-mexe mid tables and illegal proposals whose search leaves the windows out."""
+    """Mexe-mexe mid tables and illegal proposals laying hand cards, made from the table as
+    it was by the oracle's mutations (a hand card added, cards moved, melds split or merged),
+    so the same on every run (``bench.suggest_bench`` mutates SolveMove's best move, which
+    a loaded machine can change)."""
     rng = random.Random("deferred-windows")
     out: list[tuple[Position, Move]] = []
-    for spec in bench_positions("mexe-mexe", "mid", 3 * count, 11):
-        proposal = illegal_proposal(spec, rng)
+    for spec in bench_positions("mexe-mexe", "mid", 4 * count, 11):
         position = spec.position()
-        if proposal is None or not suggest.proposal_hand_cards(position, proposal):
+        table = [list(meld) for meld in position.table]
+        for mutate in (_add_hand_card, _add_hand_card, rng.choice(MUTATIONS)):
+            mutate(table, rng, position)
+        proposal = Move(tuple(tuple(meld) for meld in table if meld))
+        if not suggest.proposal_hand_cards(position, proposal):
             continue
         try:
-            validate_move(position, proposal)
+            if validate_move(position, proposal).legal:
+                continue
         except ValueError:  # more copies of a card than the deck: the service refuses it
             continue
         out.append((position, proposal))
@@ -133,6 +140,7 @@ def test_suggestion_without_windows_first_has_the_whole_models_optimum(
         return verdict
 
     monkeypatch.setattr(RunNaturals, "broken", checked)
+    monkeypatch.setattr(suggest, "RELAX_NEW_MELDS", False)  # R6's relaxation: below
     for position, proposal in _proposals(6):
         checks.clear()
         left_out = _optimum(position, proposal)
@@ -141,3 +149,50 @@ def test_suggestion_without_windows_first_has_the_whole_models_optimum(
         monkeypatch.setattr(suggest, "DEFER_RUN_NATURALS", False)
         assert _optimum(position, proposal) == left_out
         monkeypatch.setattr(suggest, "DEFER_RUN_NATURALS", True)
+
+
+def _keys(position: Position, proposal: Move) -> tuple[int, int, int, bool] | None:
+    found = suggest.suggest_move(position, proposal)
+    if found.move is None:
+        return None
+    solved = found.move.solved
+    return len(solved.verdict.played), len(found.move.kept), solved.melds_changed, found.optimal
+
+
+def test_suggestion_without_r6_first_is_never_farther_than_the_whole_models(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where mexe-mexe's 2s could make runs of their own, the suggestion is first searched
+    without R6's limit on new melds (one try); its answer is kept only where the referee
+    calls it legal and it realizes that model's optimum, which bounds every legal table's
+    keys. So it is never farther from the proposal, by the keys in order, than the whole
+    model's proved answer, and it lays the same hand cards. (Two optimal solutions of a
+    model may still show different keys where its counts are upper bounds, ``suggest``.)
+    ``bench.suggest_deferred`` runs this on 100 tables per size."""
+    kept: list[bool] = []
+    nearest = suggest._nearest
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        found = nearest(*args, **kwargs)
+        if kwargs.get("relax_new_melds"):
+            kept.append(found is not None)
+        return found
+
+    monkeypatch.setattr(suggest, "_nearest", counted)
+    tried: list[bool] = []
+    for position, proposal in _proposals(8):
+        kept.clear()
+        fast = _keys(position, proposal)
+        assert kept, "the search without R6 was not tried"
+        tried += kept
+        monkeypatch.setattr(suggest, "RELAX_NEW_MELDS", False)
+        monkeypatch.setattr(suggest, "DEFER_RUN_NATURALS", False)
+        whole = _keys(position, proposal)
+        monkeypatch.setattr(suggest, "RELAX_NEW_MELDS", True)
+        monkeypatch.setattr(suggest, "DEFER_RUN_NATURALS", True)
+        assert (fast is None) == (whole is None)
+        if fast is None or whole is None or not whole[3]:
+            continue
+        assert fast[0] == whole[0]
+        assert (fast[1], -fast[2]) >= (whole[1], -whole[2])
+    assert True in tried, "no answer of the search without R6 was kept"
