@@ -19,6 +19,12 @@ table read back is dealt so that the melds counted show (``deal_as_proposed``), 
 brute-force differential checks that the answer's keys are the best
 (``bench.suggest_differential``). The move found is re-checked by the referee before it
 is returned: a disagreement is a ``SolverError``.
+
+Two shortcuts, each exact, make mexe-mexe's suggestion cheaper (``bench.suggest_deferred``
+compares their answers with the whole model's): the search leaves R4's run windows out
+and checks the table found against them (``_solve_nearest``), and where wilds could make
+runs of their own it first gives one short try to the model without R6's limit on new
+melds, whose optimum bounds every legal table's keys (``_nearest``).
 """
 
 from __future__ import annotations
