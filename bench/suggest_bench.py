@@ -7,21 +7,31 @@ mutations of the best move, or of the table as it was).
 
 Prints per ruleset the call's p50 / p90 / max in ms, the same calls without ``suggest``, and
 how many suggestions were found and proved nearest (``suggestion_optimal``).
+
+``--server-cpu`` (Linux; a one-worker server this script starts): also the CPU the server
+spent during each call, all its threads summed (``/proc/PID/task/*/schedstat``), p50 / p90
+with and without ``suggest``. Unlike the wall time it hardly grows when other work shares
+the cores; it includes the server's own threads (gRPC's pollers), whose share the calls
+without ``suggest`` show.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import statistics
+import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import grpc
 
-from bench.over_grpc import position_proto, solve_move_stub
+from bench.over_grpc import free_port, position_proto, solve_move_stub, wait_serving
 from bench.positions import PositionSpec, bench_positions
-from carrossel.v1 import rummy_pb2
+from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.rummy.convert import move_to_proto
 from solver.rearrangement.search import solve_move, validate_move
 from solver.rummy.position import Move
@@ -47,6 +57,47 @@ def illegal_proposal(spec: PositionSpec, rng: random.Random) -> Move | None:
     return None
 
 
+def server_cpu_ms(pid: int) -> float:
+    """The CPU time process ``pid`` and the processes it started have run, all threads
+    summed, in ms (Linux; the server runs solves in processes of its own)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError):  # a process that ended meanwhile
+            # The command's name is in parentheses and may hold spaces: the parent follows.
+            parents[int(stat.parent.name)] = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+    family = {pid}
+    grown = True
+    while grown:
+        more = {child for child, parent in parents.items() if parent in family} - family
+        family |= more
+        grown = bool(more)
+    total = 0
+    for member in family:
+        for task in Path(f"/proc/{member}/task").glob("*/schedstat"):
+            with contextlib.suppress(OSError, ValueError):  # a thread that ended meanwhile
+                total += int(task.read_text().split()[0])
+    return total / 1e6
+
+
+@contextlib.contextmanager
+def started_server() -> Iterator[tuple[rummy_pb2_grpc.RummyServiceStub, int]]:
+    """A stub on a one-worker server started for the run, and the server's process id (with
+    more workers, the calls' CPU would be in processes other than the one measured)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "1"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            wait_serving(channel, server)
+            yield rummy_pb2_grpc.RummyServiceStub(channel), server.pid
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
@@ -58,13 +109,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--size", default="mid")
     parser.add_argument("--target", default=None, help="host:port of a running server")
+    parser.add_argument("--server-cpu", action="store_true", help="the server's CPU per call")
     parser.add_argument("rulesets", nargs="*", default=list(RULESETS))
     args = parser.parse_args(argv)
-    with solve_move_stub(args.target) as stub:
+    with contextlib.ExitStack() as stack:
+        pid: int | None = None
+        if args.server_cpu:
+            stub, pid = stack.enter_context(started_server())
+        else:
+            stub = stack.enter_context(solve_move_stub(args.target))
         for ruleset_id in args.rulesets:
             rng = random.Random(f"{args.seed}/{ruleset_id}/suggest")
             timed: list[float] = []
             plain: list[float] = []
+            cpu: list[float] = []
+            plain_cpu: list[float] = []
             found = proved = 0
             for spec in bench_positions(ruleset_id, args.size, args.n, args.seed):
                 proposal = illegal_proposal(spec, rng)
@@ -73,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
                 request = rummy_pb2.ValidateMoveRequest(
                     position=position_proto(spec), move=move_to_proto(proposal), suggest=True
                 )
+                spent = server_cpu_ms(pid) if pid else 0.0
                 started = time.perf_counter()
                 try:
                     answer = stub.ValidateMove(request, timeout=30)
@@ -83,10 +143,15 @@ def main(argv: list[str] | None = None) -> int:
                         raise
                     continue
                 timed.append((time.perf_counter() - started) * 1000.0)
+                if pid:
+                    cpu.append(server_cpu_ms(pid) - spent)
+                    spent = server_cpu_ms(pid)
                 request.suggest = False
                 started = time.perf_counter()
                 stub.ValidateMove(request, timeout=30)
                 plain.append((time.perf_counter() - started) * 1000.0)
+                if pid:
+                    plain_cpu.append(server_cpu_ms(pid) - spent)
                 found += answer.HasField("nearest_legal")
                 proved += answer.suggestion_optimal
             if not timed:
@@ -99,6 +164,13 @@ def main(argv: list[str] | None = None) -> int:
                 f"{found} suggestions, {proved} proved nearest",
                 flush=True,
             )
+            if cpu:
+                print(
+                    f"  server CPU per call: suggest p50 {statistics.median(cpu):.1f} ms, p90 "
+                    f"{percentile(cpu, 0.9):.1f}; without suggest p50 "
+                    f"{statistics.median(plain_cpu):.1f} ms",
+                    flush=True,
+                )
     return 0
 
 

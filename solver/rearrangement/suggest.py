@@ -19,13 +19,20 @@ table read back is dealt so that the melds counted show (``deal_as_proposed``), 
 brute-force differential checks that the answer's keys are the best
 (``bench.suggest_differential``). The move found is re-checked by the referee before it
 is returned: a disagreement is a ``SolverError``.
+
+Two shortcuts, each exact, make mexe-mexe's suggestion cheaper (``bench.suggest_deferred``
+compares their answers with the whole model's): the search leaves R4's run windows out
+and checks the table found against them (``_solve_nearest``), and where wilds could make
+runs of their own it first gives one short try to the model without R6's limit on new
+melds, whose optimum bounds every legal table's keys (``_nearest``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ortools.sat.python import cp_model
 
@@ -69,6 +76,16 @@ __all__ = [
 SuggestedMove = suggestion.SuggestedMove[SolvedMove]
 Suggestion = suggestion.Suggestion[SolvedMove]
 
+# The work of the one try the search without R6 gets (``_nearest``): the first of
+# SolveMove's tries (``tries.PRIMARY_TRIES``).
+ONE_TRY_WORK = tries.PRIMARY_TRIES[0][0]
+
+# The search starts without R4's run windows (``_solve_nearest``), and where wilds could
+# make runs of their own without R6 (``_nearest``). False: the whole model at once, which
+# ``bench.suggest_deferred`` and the tests compare the answers with.
+DEFER_RUN_NATURALS = True
+RELAX_NEW_MELDS = True
+
 
 def proposal_hand_cards(position: Position, proposal: Move) -> Counter[Card]:
     """The hand cards the proposal played: per card, the copies on its table beyond the
@@ -98,23 +115,70 @@ def suggest_move(
     if not play_allowed(position):
         return Suggestion(None, "The turn allows no play (R8), so nothing can be suggested.", True)
     budget = Budget(time_limit_ms)
-    tm, oracle = _suggestion_model(position, wanted, budget)
+    if _may_relax_new_melds(position, wanted):
+        found = _nearest(position, proposal, wanted, budget, relax_new_melds=True)
+        if found is not None:
+            return found
+        # Not settled without R6: the whole model, in the time left, on a budget of its
+        # own (the first search's clock stops must not mark this one unproved).
+        budget = Budget(round((budget.deadline - time.monotonic()) * 1000))
+    found = _nearest(position, proposal, wanted, budget, relax_new_melds=False)
+    assert found is not None  # only the search without R6 leaves a question open
+    return found
+
+
+def _may_relax_new_melds(position: Position, wanted: Counter[Card]) -> bool:
+    """Is the search without R6's limit on new melds tried first (``_nearest``)? Where
+    wilds in play could make a run of their own (mexe-mexe's 2s; the model's
+    ``wild_runs_possible``): there the pool's runs of every length make the model big, and
+    the proposals' nearest moves mostly respect R6 anyway. Elsewhere the model is small and
+    the try that R6 then rejects costs more than the smaller model saves (carrossel's
+    suggestions: p50 +15%, bench/HISTORY.md)."""
+    rs = position.ruleset
+    rules = rs.rearrangement
+    if not RELAX_NEW_MELDS or rules.max_new_melds is None or rules.add_must_be_maximal:
+        return False
+    cards = [*position.table_cards().elements(), *wanted.elements()]
+    return sum(rs.is_wild_card(card) for card in cards) >= rs.melds.min_sequence
+
+
+def _nearest(
+    position: Position,
+    proposal: Move,
+    wanted: Counter[Card],
+    budget: Budget,
+    relax_new_melds: bool,
+) -> Suggestion | None:
+    """The suggestion found on the turn's model (``_suggestion_model``).
+
+    ``relax_new_melds``: the model without R6's limit on new melds (so its runs are short
+    ones laid end to end, as rummikub's: a smaller model). Every legal table is one of its
+    tables with the same keys, so its optimum bounds the keys' weighted sum from above: a
+    table found there that the referee calls legal and that realizes that optimum is the
+    nearest legal move, proved. Else (None) the caller searches the whole model: where the
+    table found lays more new melds than R6 allows, or its keys fall short of the optimum,
+    or the search was stopped. No table there at all is no legal table at all.
+    """
+    tm, oracle = _suggestion_model(position, wanted, budget, relax_new_melds)
     laid = _restrict_to(tm, wanted)
     kept_counts = _proposal_melds_kept(tm, position, proposal)
     tm.model.maximize(_nearest_objective(tm, laid, kept_counts, len(proposal.table)))
-    # SolveMove's schedule of tries (lean and usual searches in turn): lean tries only
-    # had a shorter tail on most proposals but took 5 s on one mexe-mexe proposal whose
-    # optimum the usual search proves in 1.4 s (bench/HISTORY.md).
-    solver, status = tries.solve_primary(
-        tm.model, True, budget, probe_last=tm.data.wild_runs_possible
-    )
-    budget.record(solver, status, primary=True)
+    solver, status = _solve_nearest(tm, budget, one_try=relax_new_melds)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         proved = status == cp_model.INFEASIBLE and budget.optimal
+        if relax_new_melds and not proved:
+            return None
         return Suggestion(None, _none_note(wanted, proved), proved)
+    if relax_new_melds and (status != cp_model.OPTIMAL or not budget.optimal):
+        return None
     move = rebuild_move(tm, solver)
     move = Move(move.table, move.to_hand, proposal.knock, move.discard)
-    checked = _checked(position, move, oracle, proposal.knock)
+    try:
+        checked = _checked(position, move, oracle, proposal.knock)
+    except SolverError:
+        if relax_new_melds:  # more new melds than R6 allows (or another rule the model
+            return None  # without R6 does not see): the whole model decides
+        raise
     before = Counter(_before_key(classified) for classified in position.readings)
     dealt = deal_as_proposed(move, proposal, position.ruleset, before)
     if dealt != move:
@@ -132,12 +196,61 @@ def suggest_move(
     realized = sum(w * k for w, k in zip(weights, keys, strict=True))
     optimal = budget.optimal and status == cp_model.OPTIMAL
     optimal = optimal and realized >= round(solver.objective_value)
+    if relax_new_melds and not optimal:
+        return None
     note = _found_note(checked, wanted, same, len(kept), len(proposal.table))
     return Suggestion(SuggestedMove(checked, kept, marks, same), note, optimal)
 
 
+def _solve_nearest(
+    tm: TurnModel, budget: Budget, one_try: bool = False
+) -> tuple[cp_model.CpSolver, cp_model.CpSolverStatus]:
+    """The model's optimum, searched first without R4's windows for runs where they were
+    left out (``pool.RunNaturals``): a table found there that breaks no window is the
+    whole model's (its optimum too, when proved), and no table there is none at all. Only
+    where the table found breaks a window are the windows added and the search run again.
+
+    Each search is SolveMove's schedule of tries (lean and usual searches in turn): lean
+    tries only had a shorter tail on most proposals but took 5 s on one mexe-mexe proposal
+    whose optimum the usual search proves in 1.4 s (bench/HISTORY.md). ``one_try``: only
+    the schedule's first, short lean try, and a table that breaks a window is no answer
+    (UNKNOWN): the search without R6 (``_nearest``) settles most proposals in it, and the
+    others are left to the whole model at the cost of that one try."""
+    probe_last = tm.data.wild_runs_possible
+    windows = tm.variables.pool.deferred_run_naturals
+    if one_try:
+        solver = budget.solver(work=ONE_TRY_WORK, lean=True)
+        status = solver.solve(tm.model)
+        found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+        if windows is not None and found and windows.broken(_values(solver)):
+            status = cp_model.UNKNOWN
+        budget.record(solver, status, primary=True)
+        return solver, status
+    solver, status = tries.solve_primary(tm.model, True, budget, probe_last=probe_last)
+    found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    if windows is not None and found and windows.broken(_values(solver)):
+        budget.record(solver, status, primary=False)
+        windows.add(tm.model)
+        solver, status = tries.solve_primary(tm.model, True, budget, probe_last=probe_last)
+    budget.record(solver, status, primary=True)
+    return solver, status
+
+
+def _values(solver: cp_model.CpSolver) -> Callable[[cp_model.LinearExprT], int]:
+    """The solution's value of a variable or expression: a variable's read from the
+    solution copied once (each ``solver.value`` is a call into C++)."""
+    solution = list(solver.response_proto.solution)
+
+    def value(expr: cp_model.LinearExprT) -> int:
+        if isinstance(expr, cp_model.IntVar):
+            return int(solution[expr.index])
+        return int(solver.value(expr))
+
+    return value
+
+
 def _suggestion_model(
-    position: Position, wanted: Counter[Card], budget: Budget
+    position: Position, wanted: Counter[Card], budget: Budget, relax_new_melds: bool = False
 ) -> tuple[TurnModel, PlacedOracle | None]:
     """The turn's model, built for a hand of only the proposal's hand cards: no other hand
     card may be laid (key 1), so the others would only be variables fixed at 0, and the
@@ -155,8 +268,10 @@ def _suggestion_model(
             left[card] -= 1
             hand.append(card)
     played_only = dataclasses.replace(position, hand=tuple(hand))
-    max_new_melds = position.ruleset.rearrangement.max_new_melds
-    return TurnModel(played_only, turn_options(played_only, max_new_melds, None)), None
+    max_new_melds = None if relax_new_melds else position.ruleset.rearrangement.max_new_melds
+    options = turn_options(played_only, max_new_melds, None)
+    options = dataclasses.replace(options, defer_run_naturals=DEFER_RUN_NATURALS)
+    return TurnModel(played_only, options), None
 
 
 def _restrict_to(tm: TurnModel, wanted: Counter[Card]) -> cp_model.LinearExprT:

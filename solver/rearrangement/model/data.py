@@ -44,6 +44,11 @@ class ModelOptions:
     opening_points: int = 0  # rummikub: the new melds' value from the rack
     groups_may_grow: bool = True  # vatikan before a sequence: no more groups than before
     add_size: int | None = None  # shangai: an add must place exactly this many (NO_ADD: no add)
+    # R4's windows for the pool's runs are left out and kept to be checked against a
+    # solution and added where it needs them (``pool.RunNaturals``, the suggestion's
+    # search). Not compared: the model holds the same tables once they are added, so a
+    # deck's model (which has no such windows) still serves (``deck.from_deck``).
+    defer_run_naturals: bool = field(default=False, compare=False)
 
 
 def turn_options(

@@ -11,7 +11,7 @@ out so that each meld holds one, and the referee re-checks it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
@@ -40,6 +40,8 @@ class PoolVariables:
     group_free_wilds: dict[int, cp_model.IntVar]  # free wilds in groups, per rank
     group_table_wilds: dict[int, cp_model.IntVar]  # per table wild: in a pool group
     stand_ins: dict[Code, cp_model.IntVar]  # free wilds standing in for a card code
+    # R4's windows for runs, not yet in the model (``ModelOptions.defer_run_naturals``).
+    deferred_run_naturals: RunNaturals | None = None
 
 
 def build_pool(
@@ -62,8 +64,13 @@ def build_pool(
     }
     runs, covering = _build_runs(m, data, suits, fits)
     run_fill, run_free, run_fixed = _build_run_places(m, data, suits, fits, covering)
+    deferred: RunNaturals | None = None
     if data.wild_runs_possible:
-        _build_run_naturals(m, data, suits, runs, run_fill, held)
+        windows = _build_run_naturals(data, suits, runs, run_fill, held)
+        if data.options.defer_run_naturals:
+            deferred = windows
+        else:
+            windows.add(m)
     groups: dict[tuple[int, int], cp_model.IntVar] = {}
     group_sets: dict[GroupKey, cp_model.IntVar] = {}
     group_suits: dict[Code, cp_model.LinearExprT] = {}
@@ -96,6 +103,7 @@ def build_pool(
         group_free_wilds=group_free,
         group_table_wilds=group_fixed,
         stand_ins=stand_ins,
+        deferred_run_naturals=deferred,
     )
 
 
@@ -232,14 +240,16 @@ def _build_run_places(
     return run_fill, run_free, run_fixed
 
 
-def _build_run_naturals(
-    m: cp_model.CpModel,
-    data: TurnData,
-    suits: tuple[str | None, ...],
-    runs: dict[RunKey, cp_model.IntVar],
-    run_fill: dict[tuple[int, str], cp_model.LinearExprT],
-    held: Sequence[cp_model.IntVar],
-) -> None:
+@dataclass(frozen=True)
+class _SuitWindows:
+    """What one suit's R4 windows are written from (``RunNaturals``)."""
+
+    shapes: list[tuple[int, int, cp_model.IntVar]]  # the pool's runs: first, last place
+    naturals: dict[int, list[cp_model.LinearExprT]]  # per place, the naturals' fills
+    kept: list[tuple[int, int, cp_model.IntVar]]  # linked runs: first, last place, held
+
+
+class RunNaturals:
     """R4 for the pool's runs where wilds could fill a whole run: a natural for each.
 
     Runs are intervals of places and naturals are points, so each run can be given a
@@ -252,8 +262,114 @@ def _build_run_naturals(
     fewer naturals than runs: with ``w`` wild cards in play, ``naturals + w >= 3 *
     (naturals + 1)`` bounds its naturals by ``(w - 3) / 2`` and its length by
     ``(3w - 3) / 2``.
+
+    The windows are a third of a mexe-mexe model's constraints and most of its terms, and
+    a solution found without them rarely breaks one. So a search may leave them out
+    (``ModelOptions.defer_run_naturals``), ask ``broken`` of the solution it finds, and
+    ``add`` them all where one is broken: a solution that breaks none is one of the full
+    model's, and an optimum of the model without them that is one of the full model's
+    is the full model's optimum.
     """
-    longest = (3 * data.wild_supply - 3) // 2
+
+    def __init__(self, suits: list[_SuitWindows], longest: int) -> None:
+        self._suits = suits
+        self._longest = longest
+
+    def add(self, m: cp_model.CpModel) -> None:
+        """Write every window's constraint into ``m``."""
+        for windows in self._suits:
+            for inside, terms, window in self._windows(windows):
+                m.add(sum_of([*inside, *terms]) <= sum_of(window))
+
+    def broken(self, value: Callable[[cp_model.LinearExprT], int]) -> bool:
+        """Does the solution whose values ``value`` reads break a window? The same windows
+        as ``add`` writes, their sums taken on the solution's numbers: running totals of
+        naturals, and only the runs and kept runs the solution lays."""
+        for windows in self._suits:
+            shapes, kept = windows.shapes, windows.kept
+            laid = [(a, b, n) for a, b, run in shapes if (n := value(run))]
+            held = [(a, b, n) for a, b, k in kept if (n := value(k))]
+            if not laid and not held:
+                continue
+            # Where a window from ``x`` first holds a run (laid or not): ``add`` writes
+            # only windows holding one. The shortest run from each start, then the
+            # earliest end of a run from ``x`` on.
+            shortest: dict[int, int] = {}
+            for a, b, _ in shapes:
+                if b < shortest.get(a, b + 1):
+                    shortest[a] = b
+            starts = sorted(shortest)
+            ends = sorted({b for _, b, _ in shapes})
+            first_end: dict[int, int] = {}
+            earliest = ends[-1] + 1
+            for x in reversed(starts):
+                earliest = first_end[x] = min(earliest, shortest[x])
+            total = {starts[0] - 1: 0}
+            for p in range(starts[0], ends[-1] + 1):
+                total[p] = total[p - 1] + sum(map(value, windows.naturals.get(p, ())))
+            for x in starts:
+                laid_from = [(b, n) for a, b, n in laid if x <= a]
+                before = total[x - 1]
+                for y in ends:
+                    if y - x + 1 > self._longest:
+                        break
+                    if y < first_end[x]:
+                        continue
+                    need = 0
+                    for b, n in laid_from:
+                        if b <= y:
+                            need += n
+                    for a, b, n in held:
+                        if a <= y and b >= x:
+                            need += (min(b, y) - max(a, x) + 1 - (x <= a and b <= y)) * n
+                    if need > total[y] - before:
+                        return True
+        return False
+
+    def _windows(
+        self, windows: _SuitWindows
+    ) -> Iterator[
+        tuple[list[cp_model.IntVar], list[cp_model.LinearExprT], list[cp_model.LinearExprT]]
+    ]:
+        """Per window: the runs inside it, the kept runs' terms, its naturals' fills."""
+        shapes, naturals, kept = windows.shapes, windows.naturals, windows.kept
+        starts = sorted({a for a, _, _ in shapes})
+        ends = sorted({b for _, b, _ in shapes})
+        for x in starts:
+            # The runs from ``x`` on, and the window's naturals grown with ``y`` (the same
+            # lists, in the same order, as filtering every run and place per window).
+            after = [(b, run) for a, b, run in shapes if x <= a]
+            window: list[cp_model.LinearExprT] = []
+            last = x - 1
+            for y in ends:
+                if y - x + 1 > self._longest:
+                    break
+                if y < x:
+                    continue
+                inside = [run for b, run in after if b <= y]
+                for p in range(last + 1, y + 1):
+                    window += naturals.get(p, [])
+                last = y
+                if not inside:
+                    continue
+                # A kept run takes the naturals it overlaps, and needs none if inside.
+                terms: list[cp_model.LinearExprT] = [
+                    (min(b, y) - max(a, x) + 1 - (x <= a and b <= y)) * k
+                    for a, b, k in kept
+                    if a <= y and b >= x
+                ]
+                yield inside, terms, window
+
+
+def _build_run_naturals(
+    data: TurnData,
+    suits: tuple[str | None, ...],
+    runs: dict[RunKey, cp_model.IntVar],
+    run_fill: dict[tuple[int, str], cp_model.LinearExprT],
+    held: Sequence[cp_model.IntVar],
+) -> RunNaturals:
+    """The windows of R4 for the pool's runs (``RunNaturals``), per suit."""
+    out: list[_SuitWindows] = []
     for suit in suits:
         shapes = [(a, b, run) for (a, b, s), run in runs.items() if s == suit]
         if not shapes:
@@ -265,32 +381,8 @@ def _build_run_naturals(
         # A kept linked run is all natural and stays as it was: it needs no natural
         # handed out, and the naturals it holds serve no other run.
         kept = [(a, b, held[k]) for k, (a, b, s) in data.linkable_runs.items() if s == suit]
-        starts = sorted({a for a, _, _ in shapes})
-        ends = sorted({b for _, b, _ in shapes})
-        for x in starts:
-            # The runs from ``x`` on, and the window's naturals grown with ``y`` (the same
-            # lists, in the same order, as filtering every run and place per window).
-            after = [(b, run) for a, b, run in shapes if x <= a]
-            window: list[cp_model.LinearExprT] = []
-            last = x - 1
-            for y in ends:
-                if y - x + 1 > longest:
-                    break
-                if y < x:
-                    continue
-                inside = [run for b, run in after if b <= y]
-                for p in range(last + 1, y + 1):
-                    window += naturals.get(p, [])
-                last = y
-                if not inside:
-                    continue
-                # A kept run takes the naturals it overlaps, and needs none if inside.
-                terms = [
-                    (min(b, y) - max(a, x) + 1 - (x <= a and b <= y)) * k
-                    for a, b, k in kept
-                    if a <= y and b >= x
-                ]
-                m.add(sum_of([*inside, *terms]) <= sum_of(window))
+        out.append(_SuitWindows(shapes, naturals, kept))
+    return RunNaturals(out, (3 * data.wild_supply - 3) // 2)
 
 
 def _build_groups_of_rank(
