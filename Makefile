@@ -25,6 +25,7 @@ test: $(GEN_STAMP)
 
 lint: $(GEN_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy --strict solver service
 	$(BIN)/buf lint
 
