@@ -34,7 +34,7 @@ from bench.positions import PositionSpec, bench_positions
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from service.rummy.convert import move_to_proto
 from solver.rearrangement.search import solve_move, validate_move
-from solver.rummy.position import Move
+from solver.rummy.position import Move, Position
 from tests.reference.suggest_oracle import MUTATIONS
 
 RULESETS = ("carrossel", "mexe-mexe", "rummikub")  # the rulesets bench.positions makes
@@ -55,6 +55,24 @@ def illegal_proposal(spec: PositionSpec, rng: random.Random) -> Move | None:
         if not validate_move(position, proposal).legal:
             return proposal
     return None
+
+
+def judged_proposals(
+    ruleset_id: str, size: str, n: int, seed: int
+) -> Iterator[tuple[PositionSpec, Position, Move]]:
+    """The positions' illegal proposals that the referee can judge, with the same random
+    draws as this bench's calls (a malformed one, which the service refuses, is left out)."""
+    rng = random.Random(f"{seed}/{ruleset_id}/suggest")
+    for spec in bench_positions(ruleset_id, size, n, seed):
+        proposal = illegal_proposal(spec, rng)
+        if proposal is None:
+            continue
+        position = spec.position()
+        try:
+            validate_move(position, proposal)
+        except Exception:  # a malformed proposal: the service refuses it
+            continue
+        yield spec, position, proposal
 
 
 def server_cpu_ms(pid: int) -> float:

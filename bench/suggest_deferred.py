@@ -26,16 +26,13 @@ model's is not proved are listed, not failed.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 from collections.abc import Callable
 from typing import Any
 
-from bench.positions import bench_positions
-from bench.suggest_bench import illegal_proposal
+from bench.suggest_bench import judged_proposals
 from solver.rearrangement import suggest
 from solver.rearrangement.model.pool import RunNaturals
-from solver.rearrangement.search import validate_move
 from solver.rummy.position import Move, Position
 
 RULESETS = ("mexe-mexe", "carrossel")
@@ -90,17 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for ruleset_id in args.rulesets:
             for size in args.sizes.split(","):
-                rng = random.Random(f"{args.seed}/{ruleset_id}/suggest")
                 compared = without_r6 = broke = same = nearer = farther = 0
-                for spec in bench_positions(ruleset_id, size, args.n, args.seed):
-                    proposal = illegal_proposal(spec, rng)
-                    if proposal is None:
-                        continue
-                    position = spec.position()
-                    try:
-                        validate_move(position, proposal)
-                    except Exception:  # a malformed proposal: the service refuses it
-                        continue
+                for spec, position, proposal in judged_proposals(
+                    ruleset_id, size, args.n, args.seed
+                ):
                     checks.clear()
                     relaxed.clear()
                     fast = keys_of(position, proposal, True)

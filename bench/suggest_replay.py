@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import random
 import statistics
 import sys
 import time
@@ -26,15 +25,12 @@ from typing import Any
 
 from ortools.sat.python import cp_model
 
-from bench.positions import bench_positions
-from bench.suggest_bench import illegal_proposal
+from bench.suggest_bench import judged_proposals
 from solver.rearrangement import suggest
-from solver.rearrangement.search import validate_move
 
 
 def record(ruleset_id: str, size: str, n: int, seed: int) -> list[tuple[str, str]]:
     """The first CP-SAT model and parameters of each suggestion, as text."""
-    rng = random.Random(f"{seed}/{ruleset_id}/suggest")
     seen: list[tuple[str, str]] = []
     out: list[tuple[str, str]] = []
     solve = cp_model.CpSolver.solve
@@ -45,15 +41,7 @@ def record(ruleset_id: str, size: str, n: int, seed: int) -> list[tuple[str, str
 
     cp_model.CpSolver.solve = recording  # type: ignore[method-assign]
     try:
-        for spec in bench_positions(ruleset_id, size, n, seed):
-            proposal = illegal_proposal(spec, rng)
-            if proposal is None:
-                continue
-            position = spec.position()
-            try:
-                validate_move(position, proposal)
-            except Exception:  # a malformed proposal: the service refuses it
-                continue
+        for _, position, proposal in judged_proposals(ruleset_id, size, n, seed):
             seen.clear()
             suggest.suggest_move(position, proposal)
             if seen:
