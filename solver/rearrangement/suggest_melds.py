@@ -465,14 +465,17 @@ def deal_as_proposed(
     wanted_keys = Counter(_key(meld) for meld in proposal.table)
     # Taking a card from a proposed meld costs key 2, from a meld before key 3.
     protected = {key: 1 for key in before} | {key: 2 for key in wanted_keys}
+    # The keys of the table as dealt so far, worked out again only where a split or a
+    # trade changed it (most proposed melds are already there: a lookup each).
+    present = Counter(_key(meld) for meld in melds)
     for wanted in proposal.table:
-        present = Counter(_key(meld) for meld in melds)
         if present[_key(wanted)] > 0:
             continue
         shape = _shape(ruleset, wanted)
         if shape is None:
             continue
         if shape[0] == "run" and _split_off(ruleset, melds, list(wanted)):
+            present = Counter(_key(meld) for meld in melds)
             continue
         best = _nearness(melds, wanted_keys, before)
         base, base_hand = melds, to_hand  # every trial starts from the same table
@@ -489,6 +492,8 @@ def deal_as_proposed(
             score = _nearness(trial, wanted_keys, before)
             if score > best:
                 best, melds, to_hand = score, trial, back
+        if melds is not base:
+            present = Counter(_key(meld) for meld in melds)
     table = tuple(tuple(meld) for meld in melds)
     return Move(table, tuple(to_hand), move.knock, move.discard)
 
