@@ -11,7 +11,10 @@ the check of the table found against R4's run windows left out of the model,
 ``pool.RunNaturals``), the rebuild, the referee's re-check and the deal as proposed; where
 the try without R6 gives no answer, both searches' parts are counted. Prints per ruleset
 the p50 of the whole suggestion and of each part, in CPU ms (``time.process_time``), the
-best of ``--rounds`` rounds per proposal, so a busy machine disturbs it less.
+best of ``--rounds`` rounds per proposal, so a busy machine disturbs it less; then which
+search answered (the one try without R6, the whole model after it, or none: the proposal
+lays no hand card), with how many proposals each and the p50 of their whole suggestion,
+which shows the group the median lies in.
 """
 
 from __future__ import annotations
@@ -43,6 +46,40 @@ PARTS = {
     "deal_as_proposed": "deal as proposed",
     "_judged": "deal as proposed",
 }
+
+
+# Which search answered a suggestion (``answered_by``).
+WITHOUT_R6 = "the try without R6"
+WHOLE_MODEL = "the whole model after it"
+WHOLE_ONLY = "the whole model alone"
+NO_SEARCH = "no search (no hand card laid, or no play allowed)"
+
+
+def answered_by(searches: list[bool]) -> str:
+    """The search that answered, from ``suggest._nearest``'s calls in order (True: the
+    search without R6's limit on new melds)."""
+    if not searches:
+        return NO_SEARCH
+    if searches[0] and len(searches) == 1:
+        return WITHOUT_R6
+    return WHOLE_MODEL if searches[0] else WHOLE_ONLY
+
+
+@contextmanager
+def searches_made(searches: list[bool]) -> Iterator[None]:
+    """Record in ``searches`` whether each ``suggest._nearest`` call was the search without
+    R6 (its ``relax_new_melds``)."""
+    nearest = suggest._nearest
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        searches.append(bool(kwargs["relax_new_melds"]))  # always passed by name
+        return nearest(*args, **kwargs)
+
+    suggest._nearest = recorded
+    try:
+        yield
+    finally:
+        suggest._nearest = nearest
 
 
 @contextmanager
@@ -85,21 +122,24 @@ def main(argv: list[str] | None = None) -> int:
         rng = random.Random(f"{args.seed}/{ruleset_id}/suggest")
         per_part: dict[str, list[float]] = {}
         totals: list[float] = []
+        by_search: dict[str, list[float]] = {}
         for spec in bench_positions(ruleset_id, args.size, args.n, args.seed):
             proposal = illegal_proposal(spec, rng)
             if proposal is None:
                 continue
             position = spec.position()
             best: dict[str, float] | None = None
+            searches: list[bool] = []
             for _ in range(args.rounds):
                 spent: dict[str, float] = {}
+                searches.clear()
                 started = time.process_time()
                 try:
                     validate_move(position, proposal)
                 except Exception:  # a malformed proposal: the service refuses it
                     break
                 spent["referee verdict"] = time.process_time() - started
-                with timed_parts(spent):
+                with timed_parts(spent), searches_made(searches):
                     started = time.process_time()
                     suggest.suggest_move(position, proposal)
                     spent["whole suggestion"] = time.process_time() - started
@@ -108,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             if best is None:
                 continue
             totals.append(best["whole suggestion"] * 1000)
+            by_search.setdefault(answered_by(searches), []).append(totals[-1])
             for part, seconds in best.items():
                 per_part.setdefault(part, []).append(seconds * 1000)
         if not totals:
@@ -117,6 +158,9 @@ def main(argv: list[str] | None = None) -> int:
         for part, values in sorted(per_part.items(), key=lambda kv: -statistics.mean(kv[1])):
             values += [0.0] * (len(totals) - len(values))
             print(f"  {part:24} {statistics.median(values):6.2f} ({statistics.mean(values):6.2f})")
+        print("  answered by: proposals, p50 of the whole suggestion (CPU ms)")
+        for search, values in sorted(by_search.items(), key=lambda kv: statistics.median(kv[1])):
+            print(f"    {search:50} {len(values):3} {statistics.median(values):7.2f}")
     return 0
 
 
