@@ -71,6 +71,13 @@ def test_one_code_past_the_bound_in_a_short_meld_is_refused() -> None:
     assert _refused_paths(_request([["7H", "7" * (LONGEST + 1)]])) == ["move.table[0].cards[1]"]
 
 
+def test_a_meld_of_too_many_codes_is_refused_by_its_count() -> None:
+    # The melds' fast path (bounds._lone_strings) counts a meld's codes before its size.
+    meld = ["7H"] * (bounds.MAX_REPEATED + 1)
+    assert _refused_paths(_request([["8H", "9H", "10H"], meld])) == ["move"]
+    assert _refused_paths(_request([["8H"], ["7H"] * bounds.MAX_REPEATED])) == []
+
+
 # --- parse and meld caches (solver.rummy.position, melds, table_change) -------------------
 
 
