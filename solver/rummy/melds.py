@@ -285,7 +285,24 @@ def ruleset_key(ruleset: Ruleset) -> RulesetKey:
 
 def classify(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldClassification:
     """Decide sequence / group / invalid (with the reason) / ambiguous for one meld."""
-    return _classify_cached(ruleset_key(ruleset), tuple(cards))
+    key = ruleset_key(ruleset)
+    known = _CLASSIFIED.get(id(cards))
+    if known is not None and known[0] is cards and known[1] is key:
+        return known[2]
+    meld = tuple(cards)
+    verdict = _classify_cached(key, meld)
+    if meld is cards:
+        if len(_CLASSIFIED) >= CLASSIFY_CACHE_SIZE:
+            _CLASSIFIED.clear()
+        _CLASSIFIED[id(meld)] = (meld, key, verdict)
+    return verdict
+
+
+# The verdict of a meld *object*, found by its id: a parsed meld is one object per text
+# (``position.parse_melds`` interns them), and looking it up by value hashes every card
+# (a Python ``__hash__`` each, some 200 per ValidateMove). An entry holds its meld, so no
+# other object can have that id while the entry is there; ``is`` checks both.
+_CLASSIFIED: dict[int, tuple[tuple[TableCard, ...], RulesetKey, MeldClassification]] = {}
 
 
 # A verdict is a pure function of immutable inputs, and most melds of a move are the

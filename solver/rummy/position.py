@@ -113,8 +113,8 @@ def parse_melds(melds: Sequence[Sequence[str]], path: str, errors: ProblemCollec
         if len(meld) > MAX_CARDS_PER_MELD:
             errors.add(f"{path}[{m}].cards", f"at most {MAX_CARDS_PER_MELD} cards in a meld")
             continue
-        try:  # every code readable (the usual case): no loop in Python
-            out.append(tuple(map(parse_table_card, meld)))
+        try:  # every code readable (the usual case): one look-up
+            out.append(_interned_meld(tuple(meld)))
             continue
         except NotationError:
             pass  # read again one by one, naming each bad code
@@ -126,6 +126,23 @@ def parse_melds(melds: Sequence[Sequence[str]], path: str, errors: ProblemCollec
                 errors.add(f"{path}[{m}].cards[{c}]", str(exc))
         out.append(tuple(parsed))
     return out
+
+
+# One meld object per text: a move repeats most of its position's melds, and the meld
+# caches (melds.classify, table_change.meld_key) find an interned meld by identity.
+_MELDS: dict[tuple[str, ...], Meld] = {}
+_MOST_MELDS = 16384
+
+
+def _interned_meld(codes: tuple[str, ...]) -> Meld:
+    """The meld of these codes (raises NotationError for a bad one, remembering nothing)."""
+    meld = _MELDS.get(codes)
+    if meld is None:
+        meld = tuple(map(parse_table_card, codes))
+        if len(_MELDS) >= _MOST_MELDS:
+            _MELDS.clear()
+        _MELDS[codes] = meld
+    return meld
 
 
 def check_playable(

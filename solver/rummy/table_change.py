@@ -29,7 +29,22 @@ MeldKey = tuple[str, ...]
 def meld_key(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldKey:
     """The identity of a meld: its card codes, sorted when it can only be a group (its cards
     that cannot be wild share one rank): a group's order means nothing (R3)."""
-    return _meld_key_cached(ruleset_key(ruleset), tuple(cards))
+    key = ruleset_key(ruleset)
+    known = _KEYED.get(id(cards))
+    if known is not None and known[0] is cards and known[1] is key:
+        return known[2]
+    meld = tuple(cards)
+    identity = _meld_key_cached(key, meld)
+    if meld is cards:
+        if len(_KEYED) >= CLASSIFY_CACHE_SIZE:
+            _KEYED.clear()
+        _KEYED[id(meld)] = (meld, key, identity)
+    return identity
+
+
+# A meld object's key by its id, as ``melds.classify`` keeps its verdict (see there): the
+# parsed melds are interned, so this skips hashing their cards.
+_KEYED: dict[int, tuple[tuple[TableCard, ...], RulesetKey, MeldKey]] = {}
 
 
 # A pure function of immutable inputs asked twice per meld and call (the table before and
