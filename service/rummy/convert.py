@@ -88,7 +88,26 @@ def add_table(
     table is most of its size)."""
     add = melds.add
     for meld in table:
-        add().cards.extend([tc.code for tc in meld])
+        add().cards.extend(_codes_of(meld))
+
+
+# A meld object's codes by its id: an answer's melds are mostly the move's own, interned by
+# the parse (``solver.rummy.position``), so each is written once, not a property per card
+# per call. An entry holds its meld: no other object has that id while it is there.
+_CODES: dict[int, tuple[Meld, tuple[str, ...]]] = {}
+_MOST_CODES = 16384
+
+
+def _codes_of(meld: Meld) -> tuple[str, ...]:
+    known = _CODES.get(id(meld))
+    if known is not None and known[0] is meld:
+        return known[1]
+    written = tuple([tc.code for tc in meld])
+    if isinstance(meld, tuple):  # immutable: its codes stay its codes
+        if len(_CODES) >= _MOST_CODES:
+            _CODES.clear()
+        _CODES[id(meld)] = (meld, written)
+    return written
 
 
 def move_to_proto(move: Move) -> rummy_pb2.RummyMove:
