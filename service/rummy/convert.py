@@ -24,12 +24,13 @@ from solver.rearrangement.search import MAX_MOVES
 from solver.rummy.position import Meld, Move, Position, Turn, parse_move, parse_position
 
 
-def _position_code_count(position: rummy_pb2.RummyPosition) -> int:
-    return len(position.hand) + sum(len(m.cards) for m in position.table)
+def _meld_codes(melds: Iterable[rummy_pb2.Meld]) -> list[Sequence[str]]:
+    """Each meld's codes, read in place (a repeated field is a sequence already)."""
+    return [m.cards for m in melds]
 
 
-def _move_code_count(move: rummy_pb2.RummyMove) -> int:
-    return len(move.to_hand) + sum(len(m.cards) for m in move.table) + 1
+def _code_count(melds: list[Sequence[str]], *others: Sequence[str]) -> int:
+    return sum(map(len, melds)) + sum(map(len, others))
 
 
 # --- rummy positions and moves -------------------------------------------------------------
@@ -47,13 +48,13 @@ def turn_from_proto(turn: rummy_pb2.Turn) -> Turn:
 
 def position_from_proto(position: rummy_pb2.RummyPosition, field: str = "position") -> Position:
     """Parse a RummyPosition, or raise InvalidRequest with paths under ``field``."""
-    check_code_count(_position_code_count(position), field)
+    table = _meld_codes(position.table)
+    check_code_count(_code_count(table, position.hand), field)
     try:
-        # The repeated fields are sequences already: parsing reads them in place.
         return parse_position(
             position.ruleset,
             position.players,
-            [m.cards for m in position.table],
+            table,
             position.hand,
             turn_from_proto(position.turn),
         )
@@ -63,11 +64,10 @@ def position_from_proto(position: rummy_pb2.RummyPosition, field: str = "positio
 
 def move_from_proto(position: Position, move: rummy_pb2.RummyMove, field: str = "move") -> Move:
     """Parse a RummyMove against its position, or raise InvalidRequest under ``field``."""
-    check_code_count(_move_code_count(move), field)
+    table = _meld_codes(move.table)
+    check_code_count(_code_count(table, move.to_hand) + 1, field)  # + 1: the discard
     try:
-        return parse_move(
-            position, [m.cards for m in move.table], move.to_hand, move.knock, move.discard
-        )
+        return parse_move(position, table, move.to_hand, move.knock, move.discard)
     except InvalidRequest as error:
         raise error.prefixed(field) from error
 

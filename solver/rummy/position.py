@@ -8,9 +8,11 @@ per problem, relative to the position (``table[2].cards[1]``, ``hand[0]``, ``pla
 from __future__ import annotations
 
 import functools
+import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from solver.contract.melds import classify_table_meld
 from solver.core.cards import Card, TableCard, parse_card, parse_table_card
@@ -108,6 +110,11 @@ def parse_melds(melds: Sequence[Sequence[str]], path: str, errors: ProblemCollec
     if len(melds) > MAX_MELDS:
         errors.add(path, f"at most {MAX_MELDS} melds, not {len(melds)}")
         return []
+    # Every meld seen before (the usual case: a move repeats its table, and melds recur):
+    # found without a loop in Python. Only melds within the bound are interned.
+    found = list(map(_MELDS.get, map(tuple, melds)))
+    if None not in found:
+        return cast(list[Meld], found)
     out: list[Meld] = []
     for m, meld in enumerate(melds):
         if len(meld) > MAX_CARDS_PER_MELD:
@@ -145,6 +152,9 @@ def _interned_meld(codes: tuple[str, ...]) -> Meld:
     return meld
 
 
+_SPECIAL = operator.attrgetter("special")
+
+
 def check_playable(
     ruleset: Ruleset, cards: Iterable[tuple[str, Card]], errors: ProblemCollector
 ) -> None:
@@ -166,6 +176,10 @@ def check_counts(
     it per card. A card foreign to the deck is ``check_playable``'s to name, once."""
     deck = _deck(ruleset_key(ruleset), players)
     if not deck:
+        return
+    # Within the deck (the usual case), told without a loop in Python; a card foreign to
+    # the deck counts 0 there, so it takes the loop below, which leaves it to check_playable.
+    if all(map(operator.le, counts.values(), map(deck.__getitem__, counts))):
         return
     excess = ((c, n) for c, n in counts.items() if n > deck[c] and not foreign_card(ruleset, c))
     for card, count in sorted(excess):
@@ -287,20 +301,21 @@ def parse_move(
             discard_card = parse_card(discard)
         except NotationError as exc:
             errors.add("discard", str(exc))
-    # Only a special card can be foreign to the deck (as in parse_position): paths are
-    # written for those alone.
-    check_playable(
-        ruleset,
-        (
-            (f"table[{m}].cards[{c}]", tc.card)
-            for m, meld in enumerate(melds)
-            for c, tc in enumerate(meld)
-            if tc.card.special
-        ),
-        errors,
-    )
-    check_playable(ruleset, ((f"to_hand[{i}]", c) for i, c in enumerate(back) if c.special), errors)
     counts = Counter([tc.card for meld in melds for tc in meld])
+    # Only a special card can be foreign to the deck (as in parse_position): paths are
+    # written for those alone, and looked for only when the table holds one.
+    if any(map(_SPECIAL, counts)):
+        check_playable(
+            ruleset,
+            (
+                (f"table[{m}].cards[{c}]", tc.card)
+                for m, meld in enumerate(melds)
+                for c, tc in enumerate(meld)
+                if tc.card.special
+            ),
+            errors,
+        )
+    check_playable(ruleset, ((f"to_hand[{i}]", c) for i, c in enumerate(back) if c.special), errors)
     check_counts(ruleset, position.players, counts, "table", errors)
     errors.raise_if_any()
     return Move(tuple(melds), tuple(back), knock, discard_card)
