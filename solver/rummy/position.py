@@ -221,14 +221,6 @@ def _report_invalid_meld(
         errors.add(f"table[{m}]", f"invalid meld on the table: {reason}")
 
 
-def _classify_table_meld(ruleset: Ruleset, meld: Meld) -> MeldClassification:
-    """A meld of the position's table. A contract game's table holds melds grown by lay-offs
-    (carioca: trios past 3 cards, sequences up to 14, C5), not the opening's exact shapes."""
-    if ruleset.contract_rules is not None:
-        return classify_table_meld(ruleset, meld)
-    return classify(ruleset, meld)
-
-
 def parse_position(
     ruleset_id: str,
     players: int,
@@ -256,22 +248,28 @@ def parse_position(
     check_playable(
         ruleset, ((f"hand[{i}]", c) for i, c in enumerate(hand_cards) if c.special), errors
     )
-    readings: list[MeldClassification] = []
     table_cards = [tc.card for meld in melds for tc in meld]
     counts = Counter(hand_cards)
     counts.update(table_cards)
     # A table without a special card (most) has nothing check_playable could name.
-    any_special = any(card.special for card in table_cards)
-    for m, meld in enumerate(melds):
-        if any_special:
-            specials = (
-                (f"table[{m}].cards[{c}]", tc.card) for c, tc in enumerate(meld) if tc.card.special
-            )
-            check_playable(ruleset, specials, errors)
-        verdict = _classify_table_meld(ruleset, meld)
-        if not verdict.ok:
-            _report_invalid_meld(ruleset, m, meld, verdict.reason, errors)
-        readings.append(verdict)
+    any_special = any(map(_SPECIAL, table_cards))
+    # A contract game's table holds melds grown by lay-offs (carioca: trios past 3 cards,
+    # sequences up to 14, C5), not the opening's exact shapes.
+    classify_meld = classify if ruleset.contract_rules is None else classify_table_meld
+    readings = [classify_meld(ruleset, meld) for meld in melds]
+    # The problems meld by meld, in the table's order; a table of valid melds without a
+    # special card (the usual one) has none.
+    if any_special or not all(len(verdict.readings) == 1 for verdict in readings):
+        for m, (meld, verdict) in enumerate(zip(melds, readings, strict=True)):
+            if any_special:
+                specials = (
+                    (f"table[{m}].cards[{c}]", tc.card)
+                    for c, tc in enumerate(meld)
+                    if tc.card.special
+                )
+                check_playable(ruleset, specials, errors)
+            if not verdict.ok:
+                _report_invalid_meld(ruleset, m, meld, verdict.reason, errors)
     # An excess is named where the client can fix it: the hand when it holds the card.
     in_hand = set(hand_cards)
     check_counts(ruleset, players, counts, lambda c: "hand" if c in in_hand else "table", errors)
