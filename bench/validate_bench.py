@@ -273,8 +273,9 @@ def time_round(target: Target, calls: Sequence[Proposal], gap_s: float, times: T
 
 
 def report(times: Times) -> list[str]:
+    width = max(36, *(len(f"{name}, {gap}") + 1 for name, gap, _ in times.ms))
     lines = [
-        f"{'server / calls':<36} {'calls':>6} {'p50':>6} {'p90':>6} {'p99':>6} {'cpu/call':>8}"
+        f"{'server / calls':<{width}} {'calls':>6} {'p50':>6} {'p90':>6} {'p99':>6} {'cpu/call':>8}"
     ]
     for (name, gap, label), values in sorted(times.ms.items(), key=lambda kv: _order(kv[0])):
         cpu = ""
@@ -282,7 +283,7 @@ def report(times: Times) -> list[str]:
             cpu = f"{times.cpu_s[(name, gap)] / len(values) * 1000:.3f}"
         title = f"{name}, {gap}" if label == "all" else f"  {label}"
         lines.append(
-            f"{title:<36} {len(values):>6} {percentile(values, 50):>6.3f} "
+            f"{title:<{width}} {len(values):>6} {percentile(values, 50):>6.3f} "
             f"{percentile(values, 90):>6.3f} {percentile(values, 99):>6.3f} {cpu:>8}"
         )
     lines.append("(ms of wall time per call; cpu/call: the server process's CPU ms per call)")
