@@ -26,6 +26,8 @@ adds cProfile's top N entries by own time.
     .venv/bin/python -m bench.validate_bench
     .venv/bin/python -m bench.validate_bench --n 10 --rounds 5 --gap-ms 5 --workers 2
     .venv/bin/python -m bench.validate_bench --target 127.0.0.1:50051   # a running server
+    .venv/bin/python -m bench.validate_bench --no-echo --target 127.0.0.1:50051@PID \
+        --target 127.0.0.1:50052@PID2   # two servers (before/after), interleaved rounds
     .venv/bin/python -m bench.validate_bench --parts --profile 15
 """
 
@@ -182,9 +184,11 @@ class Target:
     process: subprocess.Popen[bytes] | None
     channel: grpc.Channel
     call: Callable[[Proposal], object]
+    pid: int | None = None  # a running server's process, for its CPU (``--target ADDR@PID``)
 
     def cpu(self) -> float:
-        return cpu_s(server_pids(self.process.pid)) if self.process else 0.0
+        pid = self.process.pid if self.process else self.pid
+        return cpu_s(server_pids(pid)) if pid else 0.0
 
     def close(self) -> None:
         self.channel.close()
@@ -200,8 +204,14 @@ def _start(command: list[str], port: int) -> tuple[subprocess.Popen[bytes], grpc
     return process, channel
 
 
-def carrossel_target(address: str | None, workers: int) -> Target:
+def carrossel_target(address: str | None, workers: int, name: str = "ValidateMove") -> Target:
+    """``carrossel serve`` started here, or a running server at ``address`` (``ADDR@PID``
+    names its process, whose CPU is then read too)."""
     process = None
+    pid = None
+    if address is not None and "@" in address:
+        address, pid_text = address.rsplit("@", 1)
+        pid = int(pid_text)
     if address is None:
         port = free_port()
         address = f"127.0.0.1:{port}"
@@ -211,7 +221,7 @@ def carrossel_target(address: str | None, workers: int) -> Target:
         channel = grpc.insecure_channel(address)
         wait_serving(channel)
     stub = rummy_pb2_grpc.RummyServiceStub(channel)
-    return Target("ValidateMove", address, process, channel, lambda p: stub.ValidateMove(p.request))
+    return Target(name, address, process, channel, lambda p: stub.ValidateMove(p.request), pid)
 
 
 def echo_target(intercepted: bool) -> Target:
@@ -256,15 +266,16 @@ def time_round(target: Target, calls: Sequence[Proposal], gap_s: float, times: T
         target.call(proposal)
         elapsed = (time.perf_counter() - start) * 1000.0
         times.ms[(target.name, gap, "all")].append(elapsed)
-        if target.name == "ValidateMove":
+        if target.name.startswith("ValidateMove"):
             label = f"{proposal.ruleset} {'legal' if proposal.legal else 'illegal'}"
             times.ms[(target.name, gap, label)].append(elapsed)
     times.cpu_s[(target.name, gap)] += target.cpu() - cpu_before
 
 
 def report(times: Times) -> list[str]:
+    width = max(36, *(len(f"{name}, {gap}") + 1 for name, gap, _ in times.ms))
     lines = [
-        f"{'server / calls':<36} {'calls':>6} {'p50':>6} {'p90':>6} {'p99':>6} {'cpu/call':>8}"
+        f"{'server / calls':<{width}} {'calls':>6} {'p50':>6} {'p90':>6} {'p99':>6} {'cpu/call':>8}"
     ]
     for (name, gap, label), values in sorted(times.ms.items(), key=lambda kv: _order(kv[0])):
         cpu = ""
@@ -272,7 +283,7 @@ def report(times: Times) -> list[str]:
             cpu = f"{times.cpu_s[(name, gap)] / len(values) * 1000:.3f}"
         title = f"{name}, {gap}" if label == "all" else f"  {label}"
         lines.append(
-            f"{title:<36} {len(values):>6} {percentile(values, 50):>6.3f} "
+            f"{title:<{width}} {len(values):>6} {percentile(values, 50):>6.3f} "
             f"{percentile(values, 90):>6.3f} {percentile(values, 99):>6.3f} {cpu:>8}"
         )
     lines.append("(ms of wall time per call; cpu/call: the server process's CPU ms per call)")
@@ -281,8 +292,8 @@ def report(times: Times) -> list[str]:
 
 def _order(key: tuple[str, str, str]) -> tuple[int, str, int, str]:
     name, gap, label = key
-    names = ("echo", "echo+interceptor", "ValidateMove")
-    return (names.index(name), gap, label != "all", label)
+    names = ("echo", "echo+interceptor")
+    return (names.index(name) if name in names else len(names), gap, label != "all", label)
 
 
 # --- in process: where a call's CPU goes ------------------------------------------------
@@ -372,7 +383,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per server")
     parser.add_argument("--gap-ms", type=float, default=5.0, help="pause before a gap call")
     parser.add_argument("--workers", type=int, default=1, help="carrossel serve --workers")
-    parser.add_argument("--target", help="host:port of a running carrossel server (loopback)")
+    parser.add_argument(
+        "--target",
+        action="append",
+        help="host:port[@pid] of a running carrossel server (loopback); given twice, both "
+        "servers are timed in interleaved rounds (e.g. before and after a change)",
+    )
     parser.add_argument("--no-echo", action="store_true", help="time ValidateMove only")
     parser.add_argument(
         "--parts", action="store_true", help="no servers: CPU per part of a call in process"
@@ -384,7 +400,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.serve_echo is not None:
         serve_echo(args.serve_echo, args.intercepted)
         return 0
-    if args.target and not args.target.startswith(("127.", "localhost", "[::1]")):
+    loopback = ("127.", "localhost", "[::1]")
+    if any(not address.startswith(loopback) for address in args.target or ()):
         parser.error("--target must be a loopback address")
     print(f"bench.validate_bench: {machine()}", flush=True)
     calls = proposals(args.rulesets.split(","), args.n, args.seed)
@@ -398,7 +415,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for line in cpu_parts(calls, args.rounds, args.profile):
             print(line)
         return 0
-    targets = [carrossel_target(args.target, args.workers)]
+    if args.target and len(args.target) > 1:
+        targets = [carrossel_target(a, 1, f"ValidateMove {a.split('@')[0]}") for a in args.target]
+    else:
+        targets = [carrossel_target(args.target[0] if args.target else None, args.workers)]
     if not args.no_echo:
         targets = [echo_target(False), echo_target(True), *targets]
     times = Times.empty()

@@ -71,6 +71,13 @@ def test_one_code_past_the_bound_in_a_short_meld_is_refused() -> None:
     assert _refused_paths(_request([["7H", "7" * (LONGEST + 1)]])) == ["move.table[0].cards[1]"]
 
 
+def test_a_meld_of_too_many_codes_is_refused_by_its_count() -> None:
+    # The melds' fast path (bounds._lone_strings) counts a meld's codes before its size.
+    meld = ["7H"] * (bounds.MAX_REPEATED + 1)
+    assert _refused_paths(_request([["8H", "9H", "10H"], meld])) == ["move"]
+    assert _refused_paths(_request([["8H"], ["7H"] * bounds.MAX_REPEATED])) == []
+
+
 # --- parse and meld caches (solver.rummy.position, melds, table_change) -------------------
 
 
@@ -112,3 +119,18 @@ def test_every_unreadable_code_is_named_at_its_own_path() -> None:
     with pytest.raises(InvalidRequest) as caught:
         parse_move(position, [["7H", "8H", "9H", "?"]], ["8Q"])
     assert [p.field for p in caught.value.problems] == ["table[0].cards[3]", "to_hand[0]"]
+
+
+def test_a_move_repeating_its_positions_melds_shares_their_objects_and_verdicts() -> None:
+    """R2/R6: parsed melds are interned by text; the memo by identity answers as by value."""
+    position = parse_position(
+        "carrossel", 3, [["7H", "8H", "9H"], ["5C", "5D", "5S"]], ["10H"], Turn(cards_drawn=1)
+    )
+    move = parse_move(position, [["7H", "8H", "9H", "10H"], ["5C", "5D", "5S"]])
+    assert move.table[1] is position.table[1]
+    for meld in (*position.table, *move.table):
+        copy = tuple(parse_table_card(tc.code) for tc in meld)
+        assert copy is not meld
+        for ruleset in (position.ruleset, _carrossel_with(group_max=3)):
+            assert classify(ruleset, meld) == classify(ruleset, list(copy))  # type: ignore[arg-type]
+            assert meld_key(ruleset, meld) == meld_key(ruleset, list(copy))  # type: ignore[arg-type]

@@ -24,12 +24,13 @@ from solver.rearrangement.search import MAX_MOVES
 from solver.rummy.position import Meld, Move, Position, Turn, parse_move, parse_position
 
 
-def _position_code_count(position: rummy_pb2.RummyPosition) -> int:
-    return len(position.hand) + sum(len(m.cards) for m in position.table)
+def _meld_codes(melds: Iterable[rummy_pb2.Meld]) -> list[Sequence[str]]:
+    """Each meld's codes, read in place (a repeated field is a sequence already)."""
+    return [m.cards for m in melds]
 
 
-def _move_code_count(move: rummy_pb2.RummyMove) -> int:
-    return len(move.to_hand) + sum(len(m.cards) for m in move.table) + 1
+def _code_count(melds: list[Sequence[str]], *others: Sequence[str]) -> int:
+    return sum(map(len, melds)) + sum(map(len, others))
 
 
 # --- rummy positions and moves -------------------------------------------------------------
@@ -47,13 +48,13 @@ def turn_from_proto(turn: rummy_pb2.Turn) -> Turn:
 
 def position_from_proto(position: rummy_pb2.RummyPosition, field: str = "position") -> Position:
     """Parse a RummyPosition, or raise InvalidRequest with paths under ``field``."""
-    check_code_count(_position_code_count(position), field)
+    table = _meld_codes(position.table)
+    check_code_count(_code_count(table, position.hand), field)
     try:
-        # The repeated fields are sequences already: parsing reads them in place.
         return parse_position(
             position.ruleset,
             position.players,
-            [m.cards for m in position.table],
+            table,
             position.hand,
             turn_from_proto(position.turn),
         )
@@ -63,11 +64,10 @@ def position_from_proto(position: rummy_pb2.RummyPosition, field: str = "positio
 
 def move_from_proto(position: Position, move: rummy_pb2.RummyMove, field: str = "move") -> Move:
     """Parse a RummyMove against its position, or raise InvalidRequest under ``field``."""
-    check_code_count(_move_code_count(move), field)
+    table = _meld_codes(move.table)
+    check_code_count(_code_count(table, move.to_hand) + 1, field)  # + 1: the discard
     try:
-        return parse_move(
-            position, [m.cards for m in move.table], move.to_hand, move.knock, move.discard
-        )
+        return parse_move(position, table, move.to_hand, move.knock, move.discard)
     except InvalidRequest as error:
         raise error.prefixed(field) from error
 
@@ -88,7 +88,26 @@ def add_table(
     table is most of its size)."""
     add = melds.add
     for meld in table:
-        add().cards.extend([tc.code for tc in meld])
+        add().cards.extend(_codes_of(meld))
+
+
+# A meld object's codes by its id: an answer's melds are mostly the move's own, interned by
+# the parse (``solver.rummy.position``), so each is written once, not a property per card
+# per call. An entry holds its meld: no other object has that id while it is there.
+_CODES: dict[int, tuple[Meld, tuple[str, ...]]] = {}
+_MOST_CODES = 16384
+
+
+def _codes_of(meld: Meld) -> tuple[str, ...]:
+    known = _CODES.get(id(meld))
+    if known is not None and known[0] is meld:
+        return known[1]
+    written = tuple([tc.code for tc in meld])
+    if isinstance(meld, tuple):  # immutable: its codes stay its codes
+        if len(_CODES) >= _MOST_CODES:
+            _CODES.clear()
+        _CODES[id(meld)] = (meld, written)
+    return written
 
 
 def move_to_proto(move: Move) -> rummy_pb2.RummyMove:

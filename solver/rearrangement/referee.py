@@ -180,6 +180,8 @@ def _invalid_melds(ruleset: Ruleset, verdicts: Sequence[MeldClassification]) -> 
     """Every meld of the move that is no meld, with what would fix it when that is obvious;
     the ruling is the one its reason cites (R2 sequences, R3 groups, R4 wilds)."""
     out: list[Violation] = []
+    if all(len(verdict.readings) == 1 for verdict in verdicts):
+        return out  # every meld read one way (the usual move): no property read per meld
     for j, verdict in enumerate(verdicts):
         if not verdict.ok and not verdict.ambiguous:
             hint = repair_hint(ruleset, verdict.cards)

@@ -178,15 +178,29 @@ class WildAccounting:
             self.nat_before[i] = Counter(
                 tc.card for tc, w in zip(cards, wild, strict=True) if not w
             )
+        # Every slot of a card that was a wild before (only those are looked up), and each
+        # meld's natural slots by card; one pass over the cards, a wild flag read per card
+        # from the reading rather than asked of the meld.
+        wild_cards = {w.card for w in self.wilds}
         self.slots_by_card: dict[Card, list[CardPlace]] = {}
         self.natural_slots: list[dict[Card, list[CardPlace]]] = []
         self.group_suits: list[set[str]] = []
         for j, meld in enumerate(self.after):
             naturals: dict[Card, list[CardPlace]] = {}
-            for k, tc in enumerate(meld.cards):
-                self.slots_by_card.setdefault(tc.card, []).append((j, k))
-                if not meld.is_wild(ruleset, k):
-                    naturals.setdefault(tc.card, []).append((j, k))
+            if meld.reading is not None:
+                wild_flags: Sequence[bool] = meld.reading.wild
+            else:
+                wild_flags = [ruleset.is_always_wild(tc.card) for tc in meld.cards]
+            for k, (tc, is_wild) in enumerate(zip(meld.cards, wild_flags, strict=True)):
+                card = tc.card
+                if card in wild_cards:
+                    self.slots_by_card.setdefault(card, []).append((j, k))
+                if not is_wild:
+                    places = naturals.get(card)
+                    if places is None:
+                        naturals[card] = [(j, k)]
+                    else:
+                        places.append((j, k))
             self.natural_slots.append(naturals)
             suits: set[str] = set()
             if meld.reading is not None and meld.reading.kind is MeldKind.GROUP:

@@ -10,6 +10,7 @@ is a group of 2s, not a sequence of two wild 2s around a natural one (docs/rules
 from __future__ import annotations
 
 import functools
+import operator
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -20,6 +21,9 @@ from solver.core.cards import SUIT_GLYPHS, SUITS, Card, TableCard, WildValue, ra
 from solver.core.rulesets import AceRule, Ruleset, SuitRule, rank_of_position
 
 CLASSIFY_CACHE_SIZE = 16384  # melds: about 1 KB each, so some 16 MB when full
+
+
+_WRITTEN_VALUE = operator.attrgetter("value")
 
 
 class MeldKind(Enum):
@@ -46,7 +50,8 @@ class Reading:
 
     def normalized(self, cards: Sequence[TableCard]) -> tuple[TableCard, ...]:
         """The meld with every wild's value written out (``JK=9H``)."""
-        if not any(self.wild) and all(tc.value is None for tc in cards):
+        # A written value is a WildValue, always true: ``any`` over them finds one in C.
+        if not any(self.wild) and not any(map(_WRITTEN_VALUE, cards)):
             return tuple(cards)  # all natural and written so: the meld itself
         return tuple(
             TableCard(tc.card, value if is_wild else None)
@@ -285,7 +290,24 @@ def ruleset_key(ruleset: Ruleset) -> RulesetKey:
 
 def classify(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldClassification:
     """Decide sequence / group / invalid (with the reason) / ambiguous for one meld."""
-    return _classify_cached(ruleset_key(ruleset), tuple(cards))
+    key = ruleset_key(ruleset)
+    known = _CLASSIFIED.get(id(cards))
+    if known is not None and known[0] is cards and known[1] is key:
+        return known[2]
+    meld = tuple(cards)
+    verdict = _classify_cached(key, meld)
+    if meld is cards:
+        if len(_CLASSIFIED) >= CLASSIFY_CACHE_SIZE:
+            _CLASSIFIED.clear()
+        _CLASSIFIED[id(meld)] = (meld, key, verdict)
+    return verdict
+
+
+# The verdict of a meld *object*, found by its id: a parsed meld is one object per text
+# (``position.parse_melds`` interns them), and looking it up by value hashes every card
+# (a Python ``__hash__`` each, some 200 per ValidateMove). An entry holds its meld, so no
+# other object can have that id while the entry is there; ``is`` checks both.
+_CLASSIFIED: dict[int, tuple[tuple[TableCard, ...], RulesetKey, MeldClassification]] = {}
 
 
 # A verdict is a pure function of immutable inputs, and most melds of a move are the

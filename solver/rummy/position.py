@@ -8,9 +8,11 @@ per problem, relative to the position (``table[2].cards[1]``, ``hand[0]``, ``pla
 from __future__ import annotations
 
 import functools
+import operator
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from solver.contract.melds import classify_table_meld
 from solver.core.cards import Card, TableCard, parse_card, parse_table_card
@@ -108,13 +110,18 @@ def parse_melds(melds: Sequence[Sequence[str]], path: str, errors: ProblemCollec
     if len(melds) > MAX_MELDS:
         errors.add(path, f"at most {MAX_MELDS} melds, not {len(melds)}")
         return []
+    # Every meld seen before (the usual case: a move repeats its table, and melds recur):
+    # found without a loop in Python. Only melds within the bound are interned.
+    found = list(map(_MELDS.get, map(tuple, melds)))
+    if None not in found:
+        return cast(list[Meld], found)
     out: list[Meld] = []
     for m, meld in enumerate(melds):
         if len(meld) > MAX_CARDS_PER_MELD:
             errors.add(f"{path}[{m}].cards", f"at most {MAX_CARDS_PER_MELD} cards in a meld")
             continue
-        try:  # every code readable (the usual case): no loop in Python
-            out.append(tuple(map(parse_table_card, meld)))
+        try:  # every code readable (the usual case): one look-up
+            out.append(_interned_meld(tuple(meld)))
             continue
         except NotationError:
             pass  # read again one by one, naming each bad code
@@ -126,6 +133,26 @@ def parse_melds(melds: Sequence[Sequence[str]], path: str, errors: ProblemCollec
                 errors.add(f"{path}[{m}].cards[{c}]", str(exc))
         out.append(tuple(parsed))
     return out
+
+
+# One meld object per text: a move repeats most of its position's melds, and the meld
+# caches (melds.classify, table_change.meld_key) find an interned meld by identity.
+_MELDS: dict[tuple[str, ...], Meld] = {}
+_MOST_MELDS = 16384
+
+
+def _interned_meld(codes: tuple[str, ...]) -> Meld:
+    """The meld of these codes (raises NotationError for a bad one, remembering nothing)."""
+    meld = _MELDS.get(codes)
+    if meld is None:
+        meld = tuple(map(parse_table_card, codes))
+        if len(_MELDS) >= _MOST_MELDS:
+            _MELDS.clear()
+        _MELDS[codes] = meld
+    return meld
+
+
+_SPECIAL = operator.attrgetter("special")
 
 
 def check_playable(
@@ -149,6 +176,10 @@ def check_counts(
     it per card. A card foreign to the deck is ``check_playable``'s to name, once."""
     deck = _deck(ruleset_key(ruleset), players)
     if not deck:
+        return
+    # Within the deck (the usual case), told without a loop in Python; a card foreign to
+    # the deck counts 0 there, so it takes the loop below, which leaves it to check_playable.
+    if all(map(operator.le, counts.values(), map(deck.__getitem__, counts))):
         return
     excess = ((c, n) for c, n in counts.items() if n > deck[c] and not foreign_card(ruleset, c))
     for card, count in sorted(excess):
@@ -190,14 +221,6 @@ def _report_invalid_meld(
         errors.add(f"table[{m}]", f"invalid meld on the table: {reason}")
 
 
-def _classify_table_meld(ruleset: Ruleset, meld: Meld) -> MeldClassification:
-    """A meld of the position's table. A contract game's table holds melds grown by lay-offs
-    (carioca: trios past 3 cards, sequences up to 14, C5), not the opening's exact shapes."""
-    if ruleset.contract_rules is not None:
-        return classify_table_meld(ruleset, meld)
-    return classify(ruleset, meld)
-
-
 def parse_position(
     ruleset_id: str,
     players: int,
@@ -225,22 +248,28 @@ def parse_position(
     check_playable(
         ruleset, ((f"hand[{i}]", c) for i, c in enumerate(hand_cards) if c.special), errors
     )
-    readings: list[MeldClassification] = []
     table_cards = [tc.card for meld in melds for tc in meld]
     counts = Counter(hand_cards)
     counts.update(table_cards)
     # A table without a special card (most) has nothing check_playable could name.
-    any_special = any(card.special for card in table_cards)
-    for m, meld in enumerate(melds):
-        if any_special:
-            specials = (
-                (f"table[{m}].cards[{c}]", tc.card) for c, tc in enumerate(meld) if tc.card.special
-            )
-            check_playable(ruleset, specials, errors)
-        verdict = _classify_table_meld(ruleset, meld)
-        if not verdict.ok:
-            _report_invalid_meld(ruleset, m, meld, verdict.reason, errors)
-        readings.append(verdict)
+    any_special = any(map(_SPECIAL, table_cards))
+    # A contract game's table holds melds grown by lay-offs (carioca: trios past 3 cards,
+    # sequences up to 14, C5), not the opening's exact shapes.
+    classify_meld = classify if ruleset.contract_rules is None else classify_table_meld
+    readings = [classify_meld(ruleset, meld) for meld in melds]
+    # The problems meld by meld, in the table's order; a table of valid melds without a
+    # special card (the usual one) has none.
+    if any_special or not all(len(verdict.readings) == 1 for verdict in readings):
+        for m, (meld, verdict) in enumerate(zip(melds, readings, strict=True)):
+            if any_special:
+                specials = (
+                    (f"table[{m}].cards[{c}]", tc.card)
+                    for c, tc in enumerate(meld)
+                    if tc.card.special
+                )
+                check_playable(ruleset, specials, errors)
+            if not verdict.ok:
+                _report_invalid_meld(ruleset, m, meld, verdict.reason, errors)
     # An excess is named where the client can fix it: the hand when it holds the card.
     in_hand = set(hand_cards)
     check_counts(ruleset, players, counts, lambda c: "hand" if c in in_hand else "table", errors)
@@ -270,20 +299,21 @@ def parse_move(
             discard_card = parse_card(discard)
         except NotationError as exc:
             errors.add("discard", str(exc))
-    # Only a special card can be foreign to the deck (as in parse_position): paths are
-    # written for those alone.
-    check_playable(
-        ruleset,
-        (
-            (f"table[{m}].cards[{c}]", tc.card)
-            for m, meld in enumerate(melds)
-            for c, tc in enumerate(meld)
-            if tc.card.special
-        ),
-        errors,
-    )
-    check_playable(ruleset, ((f"to_hand[{i}]", c) for i, c in enumerate(back) if c.special), errors)
     counts = Counter([tc.card for meld in melds for tc in meld])
+    # Only a special card can be foreign to the deck (as in parse_position): paths are
+    # written for those alone, and looked for only when the table holds one.
+    if any(map(_SPECIAL, counts)):
+        check_playable(
+            ruleset,
+            (
+                (f"table[{m}].cards[{c}]", tc.card)
+                for m, meld in enumerate(melds)
+                for c, tc in enumerate(meld)
+                if tc.card.special
+            ),
+            errors,
+        )
+    check_playable(ruleset, ((f"to_hand[{i}]", c) for i, c in enumerate(back) if c.special), errors)
     check_counts(ruleset, position.players, counts, "table", errors)
     errors.raise_if_any()
     return Move(tuple(melds), tuple(back), knock, discard_card)

@@ -29,7 +29,25 @@ MeldKey = tuple[str, ...]
 def meld_key(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldKey:
     """The identity of a meld: its card codes, sorted when it can only be a group (its cards
     that cannot be wild share one rank): a group's order means nothing (R3)."""
-    return _meld_key_cached(ruleset_key(ruleset), tuple(cards))
+    return _keyed(ruleset_key(ruleset), cards)
+
+
+def _keyed(key: RulesetKey, cards: Sequence[TableCard]) -> MeldKey:
+    known = _KEYED.get(id(cards))
+    if known is not None and known[0] is cards and known[1] is key:
+        return known[2]
+    meld = tuple(cards)
+    identity = _meld_key_cached(key, meld)
+    if meld is cards:
+        if len(_KEYED) >= CLASSIFY_CACHE_SIZE:
+            _KEYED.clear()
+        _KEYED[id(meld)] = (meld, key, identity)
+    return identity
+
+
+# A meld object's key by its id, as ``melds.classify`` keeps its verdict (see there): the
+# parsed melds are interned, so this skips hashing their cards.
+_KEYED: dict[int, tuple[tuple[TableCard, ...], RulesetKey, MeldKey]] = {}
 
 
 # A pure function of immutable inputs asked twice per meld and call (the table before and
@@ -64,17 +82,19 @@ class TableChange:
 
 def table_change(ruleset: Ruleset, before: Sequence[Meld], after: Sequence[Meld]) -> TableChange:
     """Match the melds after against those before, as multisets."""
-    pool = Counter(meld_key(ruleset, meld) for meld in before)
-    kept: Counter[MeldKey] = Counter()
+    rules = ruleset_key(ruleset)
+    pool = Counter([_keyed(rules, meld) for meld in before])
+    kept: dict[MeldKey, int] = {}
     new: list[int] = []
     for j, meld in enumerate(after):
-        key = meld_key(ruleset, meld)
-        if pool[key] > 0:
-            pool[key] -= 1
-            kept[key] += 1
+        key = _keyed(rules, meld)
+        left = pool.get(key, 0)  # not pool[key]: a Counter's miss is a Python call
+        if left > 0:
+            pool[key] = left - 1
+            kept[key] = kept.get(key, 0) + 1
         else:
             new.append(j)
-    return TableChange(kept, +pool, tuple(new))
+    return TableChange(Counter(kept), +pool, tuple(new))
 
 
 StandsKey = tuple[tuple[Card, int], ...]
