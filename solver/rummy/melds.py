@@ -13,14 +13,17 @@ import functools
 import operator
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import TypeVar
 
 from solver.core.cards import SUIT_GLYPHS, SUITS, Card, TableCard, WildValue, rank_name
 from solver.core.rulesets import AceRule, Ruleset, SuitRule, rank_of_position
 
 CLASSIFY_CACHE_SIZE = 16384  # melds: about 1 KB each, so some 16 MB when full
+
+T = TypeVar("T")
 
 
 _WRITTEN_VALUE = operator.attrgetter("value")
@@ -288,26 +291,35 @@ def ruleset_key(ruleset: Ruleset) -> RulesetKey:
     return key
 
 
+def memo_by_meld_object(
+    compute: Callable[[RulesetKey, tuple[TableCard, ...]], T],
+) -> Callable[[RulesetKey, Sequence[TableCard]], T]:
+    """``compute`` of a meld, remembered per meld *object*, found by its id.
+
+    A parsed meld is one object per text (``position.parse_melds`` interns them), and
+    looking one up by value hashes every card (a Python ``__hash__`` each, some 200 per
+    ValidateMove). An entry holds its meld, so no other object can have that id while the
+    entry is there; ``is`` checks both. Only a tuple is remembered (a list may change)."""
+    memo: dict[int, tuple[tuple[TableCard, ...], RulesetKey, T]] = {}
+
+    def lookup(key: RulesetKey, cards: Sequence[TableCard]) -> T:
+        known = memo.get(id(cards))
+        if known is not None and known[0] is cards and known[1] is key:
+            return known[2]
+        meld = tuple(cards)
+        value = compute(key, meld)
+        if meld is cards:
+            if len(memo) >= CLASSIFY_CACHE_SIZE:
+                memo.clear()
+            memo[id(meld)] = (meld, key, value)
+        return value
+
+    return lookup
+
+
 def classify(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldClassification:
     """Decide sequence / group / invalid (with the reason) / ambiguous for one meld."""
-    key = ruleset_key(ruleset)
-    known = _CLASSIFIED.get(id(cards))
-    if known is not None and known[0] is cards and known[1] is key:
-        return known[2]
-    meld = tuple(cards)
-    verdict = _classify_cached(key, meld)
-    if meld is cards:
-        if len(_CLASSIFIED) >= CLASSIFY_CACHE_SIZE:
-            _CLASSIFIED.clear()
-        _CLASSIFIED[id(meld)] = (meld, key, verdict)
-    return verdict
-
-
-# The verdict of a meld *object*, found by its id: a parsed meld is one object per text
-# (``position.parse_melds`` interns them), and looking it up by value hashes every card
-# (a Python ``__hash__`` each, some 200 per ValidateMove). An entry holds its meld, so no
-# other object can have that id while the entry is there; ``is`` checks both.
-_CLASSIFIED: dict[int, tuple[tuple[TableCard, ...], RulesetKey, MeldClassification]] = {}
+    return _classify_meld(ruleset_key(ruleset), cards)
 
 
 # A verdict is a pure function of immutable inputs, and most melds of a move are the
@@ -315,6 +327,9 @@ _CLASSIFIED: dict[int, tuple[tuple[TableCard, ...], RulesetKey, MeldClassificati
 @functools.lru_cache(maxsize=CLASSIFY_CACHE_SIZE)
 def _classify_cached(key: RulesetKey, meld: tuple[TableCard, ...]) -> MeldClassification:
     return _classify(key.ruleset, meld)
+
+
+_classify_meld = memo_by_meld_object(_classify_cached)
 
 
 def _classify(ruleset: Ruleset, meld: tuple[TableCard, ...]) -> MeldClassification:

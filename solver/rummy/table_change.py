@@ -20,7 +20,13 @@ from dataclasses import dataclass
 
 from solver.core.cards import Card, TableCard, WildValue
 from solver.core.rulesets import Ruleset
-from solver.rummy.melds import CLASSIFY_CACHE_SIZE, MeldClassification, RulesetKey, ruleset_key
+from solver.rummy.melds import (
+    CLASSIFY_CACHE_SIZE,
+    MeldClassification,
+    RulesetKey,
+    memo_by_meld_object,
+    ruleset_key,
+)
 from solver.rummy.position import Meld, Position
 
 MeldKey = tuple[str, ...]
@@ -30,24 +36,6 @@ def meld_key(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldKey:
     """The identity of a meld: its card codes, sorted when it can only be a group (its cards
     that cannot be wild share one rank): a group's order means nothing (R3)."""
     return _keyed(ruleset_key(ruleset), cards)
-
-
-def _keyed(key: RulesetKey, cards: Sequence[TableCard]) -> MeldKey:
-    known = _KEYED.get(id(cards))
-    if known is not None and known[0] is cards and known[1] is key:
-        return known[2]
-    meld = tuple(cards)
-    identity = _meld_key_cached(key, meld)
-    if meld is cards:
-        if len(_KEYED) >= CLASSIFY_CACHE_SIZE:
-            _KEYED.clear()
-        _KEYED[id(meld)] = (meld, key, identity)
-    return identity
-
-
-# A meld object's key by its id, as ``melds.classify`` keeps its verdict (see there): the
-# parsed melds are interned, so this skips hashing their cards.
-_KEYED: dict[int, tuple[tuple[TableCard, ...], RulesetKey, MeldKey]] = {}
 
 
 # A pure function of immutable inputs asked twice per meld and call (the table before and
@@ -65,6 +53,11 @@ def _meld_key_cached(key: RulesetKey, cards: tuple[TableCard, ...]) -> MeldKey:
         elif tc.card.rank != rank:
             return codes  # two ranks: a sequence, whose order is its identity
     return tuple(sorted(codes))
+
+
+# A meld object's key by its id, as ``melds.classify`` keeps its verdict: the parsed melds
+# are interned, so this skips hashing their cards.
+_keyed = memo_by_meld_object(_meld_key_cached)
 
 
 @dataclass(frozen=True)
