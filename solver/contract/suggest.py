@@ -93,17 +93,10 @@ def meld_key(meld: Sequence[TableCard]) -> MeldKey:
 def kept_melds(proposal: Move, table: Sequence[Meld]) -> tuple[tuple[int, ...], tuple[bool, ...]]:
     """Key 2 read off a table: the indices of the proposal's melds that ``table`` holds
     exactly, and per meld of ``table`` whether it is one of them (each matched once)."""
-    left: dict[MeldKey, list[int]] = {}
-    for index, meld in enumerate(table):
-        left.setdefault(meld_key(meld), []).append(index)
-    kept: list[int] = []
-    marks = [False] * len(table)
-    for index, meld in enumerate(proposal.table):
-        places = left.get(meld_key(read_as_proposed(meld)))
-        if places:
-            marks[places.pop(0)] = True
-            kept.append(index)
-    return tuple(kept), tuple(marks)
+    return suggestion.kept_by_key(
+        [meld_key(read_as_proposed(meld)) for meld in proposal.table],
+        [meld_key(meld) for meld in table],
+    )
 
 
 # --- the model's keys ---------------------------------------------------------------------------

@@ -365,17 +365,9 @@ def _before_key(classified: MeldClassification) -> StandsKey:
 def kept_melds(proposal: Move, table: Sequence[Meld]) -> tuple[tuple[int, ...], tuple[bool, ...]]:
     """Key 2 read off a table: the indices of the proposal's melds that ``table`` holds
     exactly, and per meld of ``table`` whether it is one of them (each matched once)."""
-    left: dict[StandsKey, list[int]] = {}
-    for index, meld in enumerate(table):
-        left.setdefault(_after_key(meld), []).append(index)
-    kept: list[int] = []
-    marks = [False] * len(table)
-    for index, meld in enumerate(proposal.table):
-        places = left.get(_after_key(meld))
-        if places:
-            marks[places.pop(0)] = True
-            kept.append(index)
-    return tuple(kept), tuple(marks)
+    return suggestion.kept_by_key(
+        [_after_key(meld) for meld in proposal.table], [_after_key(meld) for meld in table]
+    )
 
 
 def _checked(

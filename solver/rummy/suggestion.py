@@ -3,10 +3,12 @@ and which of the proposal's melds it keeps, or none and why."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 S = TypeVar("S")  # the family's solved move: the move with its effects
+K = TypeVar("K", bound=Hashable)  # the family's key of a meld kept exactly
 
 
 @dataclass(frozen=True)
@@ -26,3 +28,22 @@ class Suggestion(Generic[S]):
     move: SuggestedMove[S] | None
     note: str
     optimal: bool
+
+
+def kept_by_key(
+    proposed: Sequence[K], table: Sequence[K]
+) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+    """Key 2 read off a table, from the melds' keys: the indices of the proposal's melds that
+    ``table`` holds exactly, and per meld of ``table`` whether it is one of them (each table
+    meld matched once, the first free one with that key)."""
+    left: dict[K, list[int]] = {}
+    for index, key in enumerate(table):
+        left.setdefault(key, []).append(index)
+    kept: list[int] = []
+    marks = [False] * len(table)
+    for index, key in enumerate(proposed):
+        places = left.get(key)
+        if places:
+            marks[places.pop(0)] = True
+            kept.append(index)
+    return tuple(kept), tuple(marks)
