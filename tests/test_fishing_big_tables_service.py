@@ -62,9 +62,10 @@ def peak_before() -> float:
 def test_f3_f5_solve_play_on_a_big_table_answers_within_its_deadline(
     fishing_stub: Any, peak_before: float, size: int
 ) -> None:
-    """The capture search stops at half the time the deadline leaves
-    (``CAPTURE_SEARCH_SHARE``), so the re-check of its plays still fits: the best found,
-    not proved, rather than DEADLINE_EXCEEDED."""
+    """SPEC §5: "running out returns the best found with `optimal = false`". The capture
+    search stops at half the time the deadline leaves (``CAPTURE_SEARCH_SHARE``), so the
+    re-check of its plays still fits: the best found, not proved, rather than
+    DEADLINE_EXCEEDED."""
     position = big_table_proto(size)
     request = fishing_pb2.SolvePlayRequest(position=position, max_plays=3)
     answer = fishing_stub.SolvePlay(request, timeout=SHORT_DEADLINE_S)

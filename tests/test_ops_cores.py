@@ -1,5 +1,6 @@
 """The default worker and solve counts follow the cores the server may keep busy: its
-affinity mask capped by a cgroup CPU quota (docs/deploy.md, ``--workers``)."""
+affinity mask capped by a cgroup CPU quota (docs/deploy.md, ``--workers``). SPEC §5 bounds
+concurrent solves; by default the bound is one solve per usable core."""
 
 from __future__ import annotations
 
