@@ -32,7 +32,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from ortools.sat.python import cp_model
 
@@ -41,7 +41,7 @@ from solver.core.rulesets import Ruleset
 from solver.rearrangement import tries
 from solver.rearrangement.budget import Budget
 from solver.rearrangement.model import TurnModel, sum_of, turn_options
-from solver.rearrangement.rebuild import rebuild_move
+from solver.rearrangement.rebuild import Solution, rebuild_move
 from solver.rearrangement.search import (
     DEFAULT_TIME_LIMIT_MS,
     SolvedMove,
@@ -222,31 +222,18 @@ def _solve_nearest(
         solver = budget.solver(work=ONE_TRY_WORK, lean=True)
         status = solver.solve(tm.model)
         found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-        if windows is not None and found and windows.broken(_values(solver)):
+        if windows is not None and found and windows.broken(Solution(solver).value):
             status = cp_model.UNKNOWN
         budget.record(solver, status, primary=True)
         return solver, status
     solver, status = tries.solve_primary(tm.model, True, budget, probe_last=probe_last)
     found = status in (cp_model.OPTIMAL, cp_model.FEASIBLE)
-    if windows is not None and found and windows.broken(_values(solver)):
+    if windows is not None and found and windows.broken(Solution(solver).value):
         budget.record(solver, status, primary=False)
         windows.add(tm.model)
         solver, status = tries.solve_primary(tm.model, True, budget, probe_last=probe_last)
     budget.record(solver, status, primary=True)
     return solver, status
-
-
-def _values(solver: cp_model.CpSolver) -> Callable[[cp_model.LinearExprT], int]:
-    """The solution's value of a variable or expression: a variable's read from the
-    solution copied once (each ``solver.value`` is a call into C++)."""
-    solution = list(solver.response_proto.solution)
-
-    def value(expr: cp_model.LinearExprT) -> int:
-        if isinstance(expr, cp_model.IntVar):
-            return int(solution[expr.index])
-        return int(solver.value(expr))
-
-    return value
 
 
 def _suggestion_model(
