@@ -33,6 +33,8 @@ from concurrent import futures
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
+from service import affinity
+
 P = ParamSpec("P")
 T = TypeVar("T")
 
@@ -73,15 +75,27 @@ def _lower_this_threads_priority(by: int) -> None:
         os.setpriority(os.PRIO_PROCESS, thread, os.getpriority(os.PRIO_PROCESS, thread) + by)
 
 
+def _start_thread(nicer: int, every_core: bool) -> None:
+    """A pool thread's start: its priority, and every core for a thread that searches (it
+    inherits the core of the call path from the thread that started it: service.affinity)."""
+    if nicer:
+        _lower_this_threads_priority(nicer)
+    if every_core:
+        affinity.use_every_core()
+
+
 class CountingExecutor(futures.ThreadPoolExecutor):
     """A thread pool that knows how many of its tasks are waiting or running (``load``);
-    its threads run ``nicer`` than the process when given."""
+    its threads run ``nicer`` than the process when given, on every usable core when
+    ``every_core``."""
 
-    def __init__(self, max_workers: int, thread_name_prefix: str, nicer: int = 0) -> None:
+    def __init__(
+        self, max_workers: int, thread_name_prefix: str, nicer: int = 0, every_core: bool = False
+    ) -> None:
         super().__init__(
             max_workers=max_workers,
             thread_name_prefix=thread_name_prefix,
-            initializer=functools.partial(_lower_this_threads_priority, nicer) if nicer else None,
+            initializer=functools.partial(_start_thread, nicer, every_core),
         )
         self.max_workers = max_workers
         self._load = 0
@@ -139,7 +153,9 @@ class Capacity:
         self.calls = Lane("calls", CountingExecutor(workers, "carrossel-call"), pending)
         self.solves = Lane(
             "solves",
-            CountingExecutor(solve_places, "carrossel-solve", nicer=SOLVE_THREAD_NICE),
+            CountingExecutor(
+                solve_places, "carrossel-solve", nicer=SOLVE_THREAD_NICE, every_core=True
+            ),
             solve_places,
         )
         self.probes = Lane("probes", CountingExecutor(PROBE_WORKERS, "carrossel-probe"), None)

@@ -10,12 +10,12 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from typing import NoReturn
 
 import grpc
 
-from service import cores, metrics
+from service import affinity, cores, metrics
 from service.errors import abort_resource_exhausted
 from solver.core import cancel
 from solver.rearrangement.search import DEFAULT_TIME_LIMIT_MS, SearchUndecided, max_cards_placed
@@ -183,10 +183,13 @@ def solve_slots() -> SolveSlots:
     return _slots
 
 
-def solve_slot(context: grpc.ServicerContext) -> AbstractContextManager[None]:
+@contextmanager
+def solve_slot(context: grpc.ServicerContext) -> Iterator[None]:
     """Hold a process-wide solve slot: ``with solve_slot(context): ...run CP-SAT...``; compute
-    the solve's time limit inside the block, so the time spent waiting counts."""
-    return _slots.slot(context)
+    the solve's time limit inside the block, so the time spent waiting counts. A search on a
+    cheap call's thread may use every core meanwhile (``service.affinity``)."""
+    with _slots.slot(context), affinity.every_core_while():
+        yield
 
 
 def solve_time_limit_s(time_limit_ms: int, context: grpc.ServicerContext) -> float:

@@ -44,6 +44,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     ops.add_argument("--threads", type=int, help="threads running calls, per process (default 16)")
     ops.add_argument(
+        "--pin-calls",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="keep each process's call path (grpcio's threads, the cheap calls) on one core, "
+        "solves on every core (default: on; off where servers share cores without a cpuset)",
+    )
+    ops.add_argument(
         "--drain-seconds",
         type=float,
         help="on SIGTERM, answer NOT_SERVING this long before stopping (default 1)",
@@ -88,6 +95,7 @@ def options_from_args(args: argparse.Namespace) -> ServeOptions:
         drain_seconds=(
             defaults.drain_seconds if args.drain_seconds is None else args.drain_seconds
         ),
+        pin_calls=args.pin_calls,
     )
 
 

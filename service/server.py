@@ -31,7 +31,7 @@ from carrossel.v1 import (
     rummy_pb2,
     rummy_pb2_grpc,
 )
-from service import capacity, limits, memory, metrics
+from service import affinity, capacity, limits, memory, metrics
 from service.fishing import FishingServicer
 from service.health import HealthServicer
 from service.interceptors import CallInterceptor
@@ -97,6 +97,8 @@ class ServeOptions:
     processes: int = 1  # server processes sharing the cores (`serve --workers N`)
     drain_seconds: float = DRAIN_SECONDS
     reuse_port: bool = False  # a worker of `serve --workers N` shares its port (service/workers.py)
+    worker_index: int = 0  # which worker of `serve --workers N` (0 for a single process)
+    pin_calls: bool = True  # the call path on one core (service/affinity.py)
 
 
 class CarrosselServer:
@@ -175,6 +177,18 @@ def build_server(
     )
     auth = TokenAuth.from_file(options.token_file) if options.token_file else None
     credentials = server_credentials(options.tls) if options.tls else None
+    core = affinity.calls_core(options.worker_index) if options.pin_calls else None
+    with affinity.pinned_while_built(core):  # grpcio's threads start on the call path's core
+        return _start_server(address, options, lanes, auth, credentials)
+
+
+def _start_server(
+    address: str,
+    options: ServeOptions,
+    lanes: capacity.Capacity,
+    auth: TokenAuth | None,
+    credentials: grpc.ServerCredentials | None,
+) -> CarrosselServer:
     server = grpc.server(
         lanes.calls.pool,
         interceptors=[CallInterceptor(lanes, auth)],

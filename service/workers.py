@@ -85,7 +85,9 @@ def _worker(port: int, host: str, options: ServeOptions, index: int, parent: int
     ).start()
 
     metrics_port = options.metrics_port + index if options.metrics_port is not None else None
-    mine = dataclasses.replace(options, reuse_port=True, metrics_port=metrics_port)
+    mine = dataclasses.replace(
+        options, reuse_port=True, metrics_port=metrics_port, worker_index=index
+    )
     raise SystemExit(serve(port, host, options=mine))
 
 
