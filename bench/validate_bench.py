@@ -11,7 +11,12 @@ The same run times echo servers started with the serving options of ``carrossel 
 
 - ``echo``: grpcio alone, a handler that sends the request's bytes back;
 - ``echo+interceptor``: the same behind carrossel's ``CallInterceptor`` (admission, bounds,
-  cancellation scope, metrics, the log line), the layer every real call goes through.
+  cancellation scope, metrics, the log line), the layer every real call goes through;
+- ``proto echo`` (``--proto-echo``): behind the interceptor too, the real
+  ``ValidateMoveRequest`` parsed by protobuf and the real ``ValidateMoveResponse`` (the
+  servicer's answer to those bytes, made on the first call and kept) serialized and parsed
+  by the client: ValidateMove's call without the servicer's work; ``proto echo, raw
+  answer`` is the same call whose client keeps the answer's bytes unparsed.
 
 Each is timed back to back and with a ``--gap-ms`` pause before every call (a server that
 was idle wakes up), in interleaved rounds, so a busy moment of a shared machine hits all
@@ -46,6 +51,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 
@@ -65,6 +71,7 @@ from solver.rummy.position import Move, Turn
 from tests.reference.suggest_oracle import MUTATIONS
 
 ECHO_METHOD = "/carrossel.bench.Echo/Echo"
+PROTO_ECHO_METHOD = "/carrossel.bench.Echo/ValidateMove"
 REARRANGEMENT = tuple(r.id for r in RULESETS.values() if r.family is Family.REARRANGEMENT)
 ILLEGAL_TRIES = 20  # mutations tried per illegal proposal
 
@@ -139,8 +146,17 @@ def proposals(rulesets: Sequence[str], n: int, seed: int) -> list[Proposal]:
 # --- the echo servers ----------------------------------------------------------------------
 
 
-def serve_echo(port: int, intercepted: bool) -> None:
-    """An echo server with ``carrossel serve``'s options (run in its own process)."""
+def serve_echo(port: int, intercepted: bool, pin_calls: bool) -> None:
+    """An echo server with ``carrossel serve``'s options (run in its own process), its call
+    path on one core as ``carrossel serve``'s unless ``pin_calls`` is False."""
+    from service import affinity
+
+    with affinity.pinned_while_built(affinity.calls_core(0) if pin_calls else None):
+        echo = _echo_server(port, intercepted)
+    echo.wait_for_termination()
+
+
+def _echo_server(port: int, intercepted: bool) -> grpc.Server:
     from service import capacity, limits, server
 
     sys.setswitchinterval(server.SWITCH_INTERVAL_S)
@@ -164,15 +180,48 @@ def serve_echo(port: int, intercepted: bool) -> None:
 
     handler: grpc.RpcMethodHandler[bytes, bytes] = grpc.unary_unary_rpc_method_handler(echo_bytes)
     service, method = ECHO_METHOD.rsplit("/", 1)
+    proto_method = PROTO_ECHO_METHOD.rsplit("/", 1)[1]
+    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {
+        method: handler,
+        proto_method: _proto_echo_handler(),
+    }
     echo.add_generic_rpc_handlers(
-        (grpc.method_handlers_generic_handler(service.lstrip("/"), {method: handler}),)
+        (grpc.method_handlers_generic_handler(service.lstrip("/"), handlers),)
     )
     from grpc_health.v1 import health, health_pb2_grpc
 
     health_pb2_grpc.add_HealthServicer_to_server(health.HealthServicer(), echo)
     echo.add_insecure_port(f"127.0.0.1:{port}")
     echo.start()
-    echo.wait_for_termination()
+    return echo
+
+
+def _proto_echo_handler() -> grpc.RpcMethodHandler[object, rummy_pb2.ValidateMoveResponse]:
+    """ValidateMove's messages without its work: the request parsed by protobuf (kept with
+    its bytes, the key of its answer), the servicer's answer made once per request's bytes
+    and then sent again, serialized by grpcio each call."""
+    from service.rummy import RummyServicer
+
+    servicer = RummyServicer()
+    answers: dict[bytes, rummy_pb2.ValidateMoveResponse] = {}
+
+    def parse(wire: bytes) -> tuple[bytes, rummy_pb2.ValidateMoveRequest]:
+        return wire, rummy_pb2.ValidateMoveRequest.FromString(wire)
+
+    def answer(
+        request: tuple[bytes, rummy_pb2.ValidateMoveRequest], context: grpc.ServicerContext
+    ) -> rummy_pb2.ValidateMoveResponse:
+        wire, message = request
+        response = answers.get(wire)
+        if response is None:
+            response = answers[wire] = servicer.ValidateMove(message, context)
+        return response
+
+    return grpc.unary_unary_rpc_method_handler(
+        answer,
+        request_deserializer=parse,
+        response_serializer=rummy_pb2.ValidateMoveResponse.SerializeToString,
+    )
 
 
 @dataclass
@@ -204,7 +253,9 @@ def _start(command: list[str], port: int) -> tuple[subprocess.Popen[bytes], grpc
     return process, channel
 
 
-def carrossel_target(address: str | None, workers: int, name: str = "ValidateMove") -> Target:
+def carrossel_target(
+    address: str | None, workers: int, name: str = "ValidateMove", pin_calls: bool = True
+) -> Target:
     """``carrossel serve`` started here, or a running server at ``address`` (``ADDR@PID``
     names its process, whose CPU is then read too)."""
     process = None
@@ -216,6 +267,7 @@ def carrossel_target(address: str | None, workers: int, name: str = "ValidateMov
         port = free_port()
         address = f"127.0.0.1:{port}"
         serve = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
+        serve += [] if pin_calls else ["--no-pin-calls"]
         process, channel = _start([*serve, "--workers", str(workers)], port)
     else:
         channel = grpc.insecure_channel(address)
@@ -224,12 +276,8 @@ def carrossel_target(address: str | None, workers: int, name: str = "ValidateMov
     return Target(name, address, process, channel, lambda p: stub.ValidateMove(p.request), pid)
 
 
-def echo_target(intercepted: bool) -> Target:
-    port = free_port()
-    command = [sys.executable, "-m", "bench.validate_bench", "--serve-echo", str(port)]
-    if intercepted:
-        command.append("--intercepted")
-    process, channel = _start(command, port)
+def echo_target(intercepted: bool, pin_calls: bool = True) -> Target:
+    process, channel, port = _start_echo(intercepted, pin_calls)
     echo: grpc.UnaryUnaryMultiCallable[bytes, bytes] = channel.unary_unary(ECHO_METHOD)
     name = "echo+interceptor" if intercepted else "echo"
     return Target(
@@ -239,6 +287,41 @@ def echo_target(intercepted: bool) -> Target:
         channel,
         lambda p: echo(p.request.SerializeToString()),
     )
+
+
+def _start_echo(
+    intercepted: bool, pin_calls: bool
+) -> tuple[subprocess.Popen[bytes], grpc.Channel, int]:
+    port = free_port()
+    command = [sys.executable, "-m", "bench.validate_bench", "--serve-echo", str(port)]
+    if intercepted:
+        command.append("--intercepted")
+    if not pin_calls:
+        command.append("--no-pin-calls")
+    process, channel = _start(command, port)
+    return process, channel, port
+
+
+def proto_echo_targets(pin_calls: bool = True) -> list[Target]:
+    """One echo server behind the interceptor, called with ValidateMove's messages: by a
+    client that parses the answer (as the stub does) and by one that keeps its bytes."""
+    process, channel, port = _start_echo(True, pin_calls)
+    parsed = channel.unary_unary(
+        PROTO_ECHO_METHOD,
+        request_serializer=rummy_pb2.ValidateMoveRequest.SerializeToString,
+        response_deserializer=rummy_pb2.ValidateMoveResponse.FromString,
+    )
+    raw: grpc.UnaryUnaryMultiCallable[rummy_pb2.ValidateMoveRequest, bytes] = channel.unary_unary(
+        PROTO_ECHO_METHOD, request_serializer=rummy_pb2.ValidateMoveRequest.SerializeToString
+    )
+    address = f"127.0.0.1:{port}"
+    return [
+        Target("proto echo", address, process, channel, lambda p: parsed(p.request)),
+        # The same server: closed once, by the first target.
+        Target(
+            "proto echo, raw answer", address, None, channel, lambda p: raw(p.request), process.pid
+        ),
+    ]
 
 
 # --- timing --------------------------------------------------------------------------------
@@ -292,7 +375,7 @@ def report(times: Times) -> list[str]:
 
 def _order(key: tuple[str, str, str]) -> tuple[int, str, int, str]:
     name, gap, label = key
-    names = ("echo", "echo+interceptor")
+    names = ("echo", "echo+interceptor", "proto echo", "proto echo, raw answer")
     return (names.index(name) if name in names else len(names), gap, label != "all", label)
 
 
@@ -391,14 +474,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--no-echo", action="store_true", help="time ValidateMove only")
     parser.add_argument(
+        "--proto-echo",
+        action="store_true",
+        help="also an echo server with ValidateMove's messages (parsed and serialized)",
+    )
+    parser.add_argument(
         "--parts", action="store_true", help="no servers: CPU per part of a call in process"
     )
     parser.add_argument("--profile", type=int, default=0, help="with --parts: cProfile's top N")
     parser.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--intercepted", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--no-pin-calls",
+        dest="pin_calls",
+        action="store_false",
+        help="servers started here leave their call path to the scheduler (serve --no-pin-calls)",
+    )
     args = parser.parse_args(argv)
     if args.serve_echo is not None:
-        serve_echo(args.serve_echo, args.intercepted)
+        serve_echo(args.serve_echo, args.intercepted, args.pin_calls)
         return 0
     loopback = ("127.", "localhost", "[::1]")
     if any(not address.startswith(loopback) for address in args.target or ()):
@@ -418,9 +512,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.target and len(args.target) > 1:
         targets = [carrossel_target(a, 1, f"ValidateMove {a.split('@')[0]}") for a in args.target]
     else:
-        targets = [carrossel_target(args.target[0] if args.target else None, args.workers)]
+        address = args.target[0] if args.target else None
+        targets = [carrossel_target(address, args.workers, pin_calls=args.pin_calls)]
+    if args.proto_echo:
+        targets = [*proto_echo_targets(args.pin_calls), *targets]
     if not args.no_echo:
-        targets = [echo_target(False), echo_target(True), *targets]
+        pin = args.pin_calls
+        targets = [echo_target(False, pin), echo_target(True, pin), *targets]
     times = Times.empty()
     rng = random.Random(args.seed)
     try:

@@ -46,3 +46,31 @@ def test_parts_prints_a_row_per_ruleset_and_the_profile(
     assert re.search(r"^ruleset +bounds +parse +referee +answer +total$", out, re.MULTILINE), out
     assert re.search(r"^rummikub( +\d+){5}$", out, re.MULTILINE), out
     assert "Ordered by: internal time" in out, out
+
+
+def test_the_proto_echo_answers_what_validate_move_answers() -> None:
+    """``--proto-echo`` carries ValidateMove's real messages: its answer to a proposal is
+    the servicer's, and the raw-answer client gets the same bytes unparsed."""
+    from carrossel.v1 import rummy_pb2
+
+    found = validate_bench.proposals(["carrossel"], 1, 3)
+    parsed, raw = validate_bench.proto_echo_targets()
+    served = validate_bench.carrossel_target(None, 1)
+    try:
+        for proposal in found:
+            answer = served.call(proposal)
+            assert isinstance(answer, rummy_pb2.ValidateMoveResponse)
+            for _ in range(2):  # the first call makes the answer, the second sends it again
+                assert parsed.call(proposal) == answer
+                assert raw.call(proposal) == answer.SerializeToString()
+    finally:
+        parsed.close()
+        served.close()
+
+
+def test_a_proto_echo_run_prints_its_two_clients(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["--n", "1", "--rounds", "1", "--gap-ms", "0", "--rulesets", "rummikub"]
+    assert validate_bench.main([*argv, "--proto-echo", "--no-echo", "--no-pin-calls"]) == 0
+    out = capsys.readouterr().out
+    for server in ("proto echo", "proto echo, raw answer", "ValidateMove"):
+        assert re.search(rf"^{re.escape(server)}, back to back +\d+ ", out, re.MULTILINE), out
