@@ -26,6 +26,7 @@ time on a shared machine: compare runs of one sitting only.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -41,33 +42,47 @@ if __package__ in (None, ""):  # ``python bench/call_stages.py``
 STAGES = ("reaching the server", "hand-off", "handler", "back", "whole")
 
 
-def serve(port: int, times: str) -> None:
-    """The server, its dispatch and SolveMove handler timed: one line per call in ``times``
-    (dispatch, handler start, handler end, in ns)."""
+TIMED = ("SolveMove", "ValidateMove")
+RECORD = "{:>20} {:>20} {:>20}\n"
+RECORD_BYTES = len(RECORD.format(0, 0, 0))
+
+
+def serve(port: int, times: str, serve_flags: Sequence[str] = ()) -> None:
+    """The server, its dispatch and its SolveMove and ValidateMove handlers timed: the last
+    call's dispatch, handler start and handler end (ns) written over one fixed-size record
+    of ``times`` (one ``pwrite``: a few µs, not a buffered line and its flush)."""
     import service.rummy as rummy
     from service import capacity
     from service.cli import main as cli
 
     dispatched = [0]
     lane_for = capacity.Capacity.lane_for
-    solve = rummy.RummyServicer.SolveMove
-    log = open(times, "w")  # noqa: SIM115 - open while the server runs
+    record = os.open(times, os.O_WRONLY)
 
     def timed_lane_for(self: capacity.Capacity, method: str, handler: object) -> object:
-        if method.endswith("/SolveMove"):
+        if method.rsplit("/", 1)[-1] in TIMED:
             dispatched[0] = time.monotonic_ns()
         return lane_for(self, method, handler)
 
-    def timed_solve(self: rummy.RummyServicer, request: object, context: object) -> object:
-        start = time.monotonic_ns()
-        response = solve(self, request, context)  # type: ignore[arg-type]
-        log.write(f"{dispatched[0]} {start} {time.monotonic_ns()}\n")
-        log.flush()
-        return response
+    def timed(handle: Any) -> Any:
+        def call(self: rummy.RummyServicer, request: object, context: object) -> object:
+            start = time.monotonic_ns()
+            response = handle(self, request, context)
+            end = time.monotonic_ns()
+            os.pwrite(record, RECORD.format(dispatched[0], start, end).encode(), 0)
+            return response
+
+        return call
 
     capacity.Capacity.lane_for = timed_lane_for  # type: ignore[assignment,method-assign]
-    rummy.RummyServicer.SolveMove = timed_solve  # type: ignore[assignment,method-assign]
-    cli(["serve", "--port", str(port), "--workers", "1"])
+    for method in TIMED:
+        setattr(rummy.RummyServicer, method, timed(getattr(rummy.RummyServicer, method)))
+    cli(["serve", "--port", str(port), "--workers", "1", *serve_flags])
+
+
+def _last_call(times: int) -> tuple[int, int, int]:
+    dispatched, start, end = map(int, os.pread(times, RECORD_BYTES, 0).split())
+    return dispatched, start, end
 
 
 def _client_work(seconds: float) -> None:
@@ -77,18 +92,18 @@ def _client_work(seconds: float) -> None:
 
 
 def _stages(
-    stub: Any, requests: Sequence[Any], times: Path, rounds: int, gap_s: float
+    call: Any, requests: Sequence[Any], times: int, rounds: int, gap_s: float
 ) -> dict[str, list[float]]:
     """Each stage's ms per call: the client's clock around the call, the server's in
-    ``times`` (the last line, written by the call just answered)."""
+    ``times`` (the record written by the call just answered)."""
     ms: dict[str, list[float]] = {stage: [] for stage in STAGES}
     for _ in range(rounds):
         for request in requests:
             _client_work(gap_s)
             sent = time.monotonic_ns()
-            stub.SolveMove(request, timeout=60)
+            call(request, timeout=60)
             back = time.monotonic_ns()
-            dispatched, start, end = map(int, times.read_text().split("\n")[-2].split())
+            dispatched, start, end = _last_call(times)
             spans = (dispatched - sent, start - dispatched, end - start, back - end, back - sent)
             for stage, ns in zip(STAGES, spans, strict=True):
                 ms[stage].append(ns / 1e6)
@@ -110,41 +125,95 @@ def _health_floor(channel: Any, gap_s: float, calls: int = 200) -> float:
     return statistics.median(floor)
 
 
-def measure(sizes: Sequence[str], n: int, seed: int, rounds: int, gap_s: float) -> None:
+def measure(
+    sizes: Sequence[str],
+    n: int,
+    seed: int,
+    rounds: int,
+    gap_s: float,
+    validate: str | None = None,
+    serve_flags: Sequence[str] = (),
+) -> None:
     import grpc
 
-    from bench.over_grpc import free_port, solve_move_request, wait_serving
-    from bench.positions import bench_positions
+    from bench.over_grpc import free_port, wait_serving
     from carrossel.v1 import rummy_pb2_grpc
-    from solver.rearrangement.search import Objective
 
     port = free_port()
     with tempfile.NamedTemporaryFile("r", suffix=".times") as times:
+        Path(times.name).write_text(RECORD.format(0, 0, 0))
+        command = [sys.executable, "-m", "bench.call_stages", "--serve", str(port), times.name]
         server = subprocess.Popen(
-            [sys.executable, "-m", "bench.call_stages", "--serve", str(port), times.name],
+            [*command, *(f"--serve-flag={flag}" for flag in serve_flags)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        record = os.open(times.name, os.O_RDONLY)
         try:
             with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
                 wait_serving(channel, server)
                 stub = rummy_pb2_grpc.RummyServiceStub(channel)
                 work = f"{gap_s * 1000:.0f} ms of client work before each call"
                 print(f"medians, ms ({rounds} rounds, {work})")
-                print(f"{'size':6} {'n':>4} " + " ".join(f"{s:>19}" for s in STAGES))
-                for size in sizes:
-                    specs = bench_positions("rummikub", size, n, seed)
-                    requests = [solve_move_request(s, Objective.MOST_CARDS, 10_000) for s in specs]
-                    for request in requests[:3]:  # the server's first solves build its models
-                        stub.SolveMove(request, timeout=60)
-                    ms = _stages(stub, requests, Path(times.name), rounds, gap_s)
-                    medians = " ".join(f"{statistics.median(ms[s]):>19.2f}" for s in STAGES)
-                    print(f"{size:6} {len(ms['whole']):>4} {medians}")
+                print(f"{'calls':12} {'n':>4} " + " ".join(f"{s:>19}" for s in STAGES))
+                if validate:
+                    _validate_rows(stub, validate.split(","), n, seed, record, rounds, gap_s)
+                else:
+                    _solve_rows(stub, sizes, n, seed, record, rounds, gap_s)
                 floor = _health_floor(channel, gap_s)
                 print(f"Health/Check after the same client work: {floor:.2f} ms")
         finally:
+            os.close(record)
             server.terminate()
             server.wait(timeout=30)
+
+
+def _row(name: str, ms: dict[str, list[float]]) -> str:
+    medians = " ".join(f"{statistics.median(ms[s]):>19.3f}" for s in STAGES)
+    return f"{name:12} {len(ms['whole']):>4} {medians}"
+
+
+def _solve_rows(
+    stub: Any, sizes: Sequence[str], n: int, seed: int, record: int, rounds: int, gap_s: float
+) -> None:
+    """A row per size: Rummikub SolveMove (``MOST_CARDS``) on the bench's positions."""
+    from bench.over_grpc import solve_move_request
+    from bench.positions import bench_positions
+    from solver.rearrangement.search import Objective
+
+    for size in sizes:
+        specs = bench_positions("rummikub", size, n, seed)
+        requests = [solve_move_request(s, Objective.MOST_CARDS, 10_000) for s in specs]
+        for request in requests[:3]:  # the server's first solves build its models
+            stub.SolveMove(request, timeout=60)
+        print(_row(size, _stages(stub.SolveMove, requests, record, rounds, gap_s)))
+
+
+def _validate_rows(
+    stub: Any, rulesets: Sequence[str], n: int, seed: int, record: int, rounds: int, gap_s: float
+) -> None:
+    """A row per ruleset and one for all: ValidateMove on ``bench.validate_bench``'s mid
+    proposals (each position's best move and an illegal one), shuffled anew each round."""
+    import random
+
+    from bench.validate_bench import proposals
+
+    calls = proposals(rulesets, n, seed)
+    for proposal in calls:  # warm: the server's first parse of each ruleset and meld
+        stub.ValidateMove(proposal.request, timeout=60)
+    rng = random.Random(seed)
+    by_ruleset: dict[str, dict[str, list[float]]] = {}
+    for _ in range(rounds):
+        rng.shuffle(calls)  # a request never follows itself: its caches are not warmer
+        for proposal in calls:
+            ms = _stages(stub.ValidateMove, [proposal.request], record, 1, gap_s)
+            into = by_ruleset.setdefault(proposal.ruleset, {stage: [] for stage in STAGES})
+            for stage, values in ms.items():
+                into[stage].extend(values)
+    everything = {stage: [v for ms in by_ruleset.values() for v in ms[stage]] for stage in STAGES}
+    for ruleset, ms in by_ruleset.items():
+        print(_row(ruleset, ms))
+    print(_row("all", everything))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -154,12 +223,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", default="mid,large")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--gap-ms", type=float, default=20.0)
+    parser.add_argument(
+        "--validate",
+        metavar="RULESETS",
+        help="time ValidateMove on these rulesets' mid proposals (bench.validate_bench's) "
+        "instead of SolveMove, e.g. carrossel,rummikub,vatikan,mexe-mexe",
+    )
+    parser.add_argument(
+        "--serve-flag",
+        action="append",
+        default=[],
+        help="a flag for the server's `carrossel serve`, e.g. --serve-flag=--no-pin-calls",
+    )
     parser.add_argument("--serve", nargs=2, metavar=("PORT", "TIMES"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
-        serve(int(args.serve[0]), args.serve[1])
+        serve(int(args.serve[0]), args.serve[1], args.serve_flag)
         return 0
-    measure(args.sizes.split(","), args.n, args.seed, args.rounds, args.gap_ms / 1000)
+    measure(
+        args.sizes.split(","),
+        args.n,
+        args.seed,
+        args.rounds,
+        args.gap_ms / 1000,
+        args.validate,
+        args.serve_flag,
+    )
     return 0
 
 

@@ -170,6 +170,20 @@ def test_call_stages_times_each_stage_of_a_call(capsys: pytest.CaptureFixture[st
     assert "Health/Check after the same client work" in out, out
 
 
+def test_call_stages_times_validate_move_per_ruleset(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import call_stages
+
+    argv = ["--validate", "carrossel,rummikub", "--n", "1", "--rounds", "2", "--gap-ms", "0"]
+    assert call_stages.main([*argv, "--serve-flag=--no-pin-calls"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:-1]}
+    assert set(rows) == {"carrossel", "rummikub", "all"}, out
+    assert int(rows["all"][0]) == int(rows["carrossel"][0]) + int(rows["rummikub"][0]), out
+    for row in rows.values():
+        stages = [float(ms) for ms in row[1:]]
+        assert len(stages) == len(call_stages.STAGES) and min(stages) >= 0.0, out
+
+
 def test_call_pairs_compares_two_servers_call_by_call(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
