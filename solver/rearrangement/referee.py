@@ -146,7 +146,8 @@ def judge_move(
     hand_after = Counter(position.hand)
     hand_after.subtract(flow.from_hand)
     hand_after.update(move.to_hand)
-    hand_cards = tuple(sorted((+hand_after).elements(), key=sort_key))
+    # elements() skips the codes the play emptied (count 0): no `+hand_after` copy.
+    hand_cards = tuple(sorted(hand_after.elements(), key=sort_key))
     points = ruleset.hand_points(hand_cards)
     violations.extend(knock_violations(ruleset, move.knock, played_count, points))
     legal = not violations
