@@ -1,15 +1,18 @@
 """A server process's call path on one core: grpcio's threads and the cheap calls' threads.
 
-A unary call in grpcio's sync server moves between two threads several times: the polling
-thread takes the call, a worker starts reading its request and waits, the polling thread
-parses it and wakes the worker, which answers; the polling thread then sends the status.
-When the scheduler puts the worker on the other core, every wake-up there waits for a core
-that was idle (and is often in a sleep state) and runs with caches the polling thread
-filled on its own core. On one core, the woken worker runs as soon as the polling thread
-waits again, on warm caches: ValidateMove on a mid table took 0.05-0.12 ms less a call
-(p50 of 1.0-1.1 ms, bench/HISTORY.md "the call's threads on one core").
+A unary call in grpcio's sync server moves between threads several times: the polling
+thread takes the call and hands it to a worker, the worker starts reading the request and
+waits, the polling thread parses it and wakes the worker, which answers; the polling thread
+then sends the status. With those threads free to run on any core, each wake-up may land
+on a core that was idle, with caches another core filled. On one core, in interleaved runs
+on the shared 2-core machine, ValidateMove on a mid table took 0.02-0.12 ms less a call
+(p50 1.0-1.1 ms), most of it from the client's send to the call reaching the interceptor
+(0.18 against 0.28 ms), and the servicer ran warmer (0.34 against 0.40 ms); under load
+the server answered about a sixth more calls (bench/HISTORY.md, "the call path on one
+core").
 
-So ``carrossel serve`` builds its server on one core of those it may use
+So ``carrossel serve`` (``ServeOptions.pin_calls``; a server built in-process, as the tests
+build theirs, pins nothing unless asked) builds its server on one core of those it may use
 (``pinned_while_built``): every thread grpcio starts then (its polling thread, its I/O
 threads) and every worker thread the lanes start later inherits that core. What searches
 keeps every core: the solves lane's threads widen their own affinity when they start

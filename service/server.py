@@ -98,7 +98,7 @@ class ServeOptions:
     drain_seconds: float = DRAIN_SECONDS
     reuse_port: bool = False  # a worker of `serve --workers N` shares its port (service/workers.py)
     worker_index: int = 0  # which worker of `serve --workers N` (0 for a single process)
-    pin_calls: bool = True  # the call path on one core (service/affinity.py)
+    pin_calls: bool = False  # the call path on one core (service/affinity.py; serve's default)
 
 
 class CarrosselServer:

@@ -4,6 +4,7 @@ threads keep to one core, searches use every core, and ``--no-pin-calls`` pins n
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import threading
 from collections.abc import Callable
@@ -85,14 +86,17 @@ def _calls_thread_cores(options: ServeOptions) -> set[int]:
 
 @needs_two_cores
 def test_a_served_call_runs_on_its_process_core() -> None:
-    assert _calls_thread_cores(ServeOptions(max_workers=1)) == {affinity.calls_core(0)}
-    second = _calls_thread_cores(ServeOptions(max_workers=1, worker_index=1))
+    pinned = ServeOptions(max_workers=1, pin_calls=True)
+    assert _calls_thread_cores(pinned) == {affinity.calls_core(0)}
+    second = _calls_thread_cores(dataclasses.replace(pinned, worker_index=1))
     assert second == {affinity.calls_core(1)} != {affinity.calls_core(0)}
 
 
 @needs_two_cores
 def test_no_pin_calls_leaves_every_core() -> None:
-    assert _calls_thread_cores(ServeOptions(max_workers=1, pin_calls=False)) == USABLE
+    """Off by default for a server built in-process (tests, embedders): ``carrossel serve``
+    turns it on unless told ``--no-pin-calls``."""
+    assert _calls_thread_cores(ServeOptions(max_workers=1)) == USABLE
 
 
 def test_the_serve_flag_turns_pinning_off() -> None:
