@@ -8,8 +8,10 @@ on a core that was idle, with caches another core filled. On one core, in interl
 on the shared 2-core machine, ValidateMove on a mid table took 0.02-0.12 ms less a call
 (p50 1.0-1.1 ms), most of it from the client's send to the call reaching the interceptor
 (0.18 against 0.28 ms), and the servicer ran warmer (0.34 against 0.40 ms); under load
-the server answered about a sixth more calls (bench/HISTORY.md, "the call path on one
-core").
+the server answered about a sixth more calls (bench/HISTORY.md, "ValidateMove through the
+call, outside the servicer"). A busy process on that core delays the call path where a free
+core would not have: SolveMove through the call beside a busy client was 0.16 ms slower on
+mid tables in one paired run, within the noise in another.
 
 So ``carrossel serve`` (``ServeOptions.pin_calls``; a server built in-process, as the tests
 build theirs, pins nothing unless asked) builds its server on one core of those it may use
