@@ -14,7 +14,8 @@ core would not have: SolveMove through the call beside a busy client was 0.16 ms
 mid tables in one paired run, within the noise in another.
 
 So ``carrossel serve`` (``ServeOptions.pin_calls``; a server built in-process, as the tests
-build theirs, pins nothing unless asked) builds its server on one core of those it may use
+build theirs, pins nothing unless asked; by default only a server whose processes are as
+many as its usable cores, ``pins_calls``) builds its server on one core of those it may use
 (``pinned_while_built``): every thread grpcio starts then (its polling thread, its I/O
 threads) and every worker thread the lanes start later inherits that core. What searches
 keeps every core: the solves lane's threads widen their own affinity when they start
@@ -40,6 +41,17 @@ _EVERY_CORE: frozenset[int] | None = None
 
 def _can_pin() -> bool:
     return hasattr(os, "sched_setaffinity") and hasattr(os, "sched_getaffinity")
+
+
+def pins_calls(choice: bool | None, processes: int) -> bool:
+    """Whether to pin: ``choice`` when told; by default only where the server's
+    ``processes`` are as many as the cores this process may use, i.e. the server has those
+    cores to itself (a machine or a cpuset of its own). A process of a pod on a shared node,
+    or one held to fewer cores by a CPU quota, may use cores other servers run on too, and
+    every such server would pin its call path to the same first cores."""
+    if choice is not None:
+        return choice
+    return _can_pin() and processes == len(os.sched_getaffinity(0))
 
 
 def calls_core(worker_index: int = 0) -> int | None:

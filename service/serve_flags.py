@@ -46,9 +46,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     ops.add_argument(
         "--pin-calls",
         action=argparse.BooleanOptionalAction,
-        default=True,
+        default=None,
         help="keep each process's call path (grpcio's threads, the cheap calls) on one core, "
-        "solves on every core (default: on; off where servers share cores without a cpuset)",
+        "solves on every core (default: on when the server's processes are as many as the "
+        "cores it may use, as on a machine or cpuset of its own; off otherwise)",
     )
     ops.add_argument(
         "--drain-seconds",

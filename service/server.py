@@ -98,7 +98,9 @@ class ServeOptions:
     drain_seconds: float = DRAIN_SECONDS
     reuse_port: bool = False  # a worker of `serve --workers N` shares its port (service/workers.py)
     worker_index: int = 0  # which worker of `serve --workers N` (0 for a single process)
-    pin_calls: bool = False  # the call path on one core (service/affinity.py; serve's default)
+    # The call path on one core (service/affinity.py): None decides by the cores the
+    # processes may use (serve's default); a server built in-process pins nothing.
+    pin_calls: bool | None = False
 
 
 class CarrosselServer:
@@ -177,7 +179,8 @@ def build_server(
     )
     auth = TokenAuth.from_file(options.token_file) if options.token_file else None
     credentials = server_credentials(options.tls) if options.tls else None
-    core = affinity.calls_core(options.worker_index) if options.pin_calls else None
+    pin = affinity.pins_calls(options.pin_calls, options.processes)
+    core = affinity.calls_core(options.worker_index) if pin else None
     with affinity.pinned_while_built(core):  # grpcio's threads start on the call path's core
         return _start_server(address, options, lanes, auth, credentials)
 

@@ -99,8 +99,21 @@ def test_no_pin_calls_leaves_every_core() -> None:
     assert _calls_thread_cores(ServeOptions(max_workers=1)) == USABLE
 
 
-def test_the_serve_flag_turns_pinning_off() -> None:
+def test_the_serve_flag_turns_pinning_on_or_off_or_leaves_it_to_the_cores() -> None:
     parser = argparse.ArgumentParser()
     serve_flags.add_arguments(parser)
-    assert serve_flags.options_from_args(parser.parse_args([])).pin_calls
-    assert not serve_flags.options_from_args(parser.parse_args(["--no-pin-calls"])).pin_calls
+    assert serve_flags.options_from_args(parser.parse_args([])).pin_calls is None
+    assert serve_flags.options_from_args(parser.parse_args(["--pin-calls"])).pin_calls
+    assert serve_flags.options_from_args(parser.parse_args(["--no-pin-calls"])).pin_calls is False
+
+
+def test_by_default_only_a_server_with_its_cores_to_itself_pins() -> None:
+    """One process per usable core (``serve``'s default on a machine of its own) pins; one
+    process on a many-core host, as a pod on a shared node runs, does not: every such server
+    would pin its call path to the same first core."""
+    usable = len(os.sched_getaffinity(0))
+    assert affinity.pins_calls(None, usable)
+    assert not affinity.pins_calls(None, usable + 1)
+    if usable > 1:
+        assert not affinity.pins_calls(None, 1)
+    assert affinity.pins_calls(True, 1) and not affinity.pins_calls(False, usable)
