@@ -6,18 +6,18 @@ its two ends, so the pool held about 80 counts of which a table uses a handful. 
 runs through each place, the runs starting there and those ending there say the same
 with three counts a place (42 on a 14-place line): a table's runs are intervals, and
 intervals of allowed lengths exist for given starts and ends exactly when, for every
-place, as many runs have ended by it as started at least ``max_sequence`` places before,
-and no more than started at least ``min_sequence - 1`` places before (pair the i-th start
-with the i-th end: any pairing that works can be uncrossed into that one). ``rebuild``
-pairs them that way (``instances``). So runs that cross otherwise (1-6 with 2-5, where the
-pairing gives 1-5 with 2-6: the same cards on every place) are one solution here, not two,
-and a list of moves shows one of the two tables.
+place, at least as many runs have ended by it as started ``max_sequence - 1`` or more
+places before, and no more than started ``min_sequence - 1`` or more places before (pair
+the i-th start with the i-th end: any pairing that works can be uncrossed into that
+one). ``rebuild`` pairs them that way (``instances``). So runs that cross otherwise (1-6
+with 2-5, where the pairing gives 1-5 with 2-6: the same cards on every place) are one
+solution here, not two, and a list of moves shows one of the two tables.
 
 The two formulations reach the same optima (every table of the templates has a table of
 the flow with the same cards on every place); the flow's linear relaxation is the same too
-(interval matrices are totally unimodular), but its model has 35 variables fewer, and the
-searches over it are a tenth cheaper on mid tables and halve the large carrossel tail's
-p99 (bench/HISTORY.md, "the pool's any-suit runs as a flow").
+(interval matrices are totally unimodular), but its model has 35 variables fewer on a
+14-place line, and the searches over it are a tenth cheaper on mid tables and halve the
+large carrossel tail's p99 (bench/HISTORY.md, "the pool's any-suit runs as a flow").
 
 Not used where wilds alone could make a run (``TurnData.wild_runs_possible``): each run
 must then be given a natural of its own (R4), which the pool writes per template
