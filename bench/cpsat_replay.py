@@ -140,7 +140,7 @@ def replay(
             best = min(best, (time.process_time_ns() - start) / 1e6)
         times.append(best)
         solution = list(solver.response_proto.solution)
-        if not solution:  # stopped before a solution (``stop_after_root_propagation``)
+        if not solution or not r.solution:  # one of the two stopped before a solution
             values_differ += 1
         elif variant.get("objective") != "primary":
             values_differ += _value(model, solution) != _value(model, r.solution)

@@ -3,7 +3,7 @@
 Run from the repository root::
 
     python -m bench.solve_parts [--n 60] [--seed 15] [--rulesets rummikub] \
-        [--sizes mid,large] [--rounds 3] [--profile 12]
+        [--sizes mid,large] [--rounds 3] [--profile 12] [--set MODULE:NAME=VALUE]
 
 Each position is solved ``--rounds`` times (the first round warms the caches and is not
 counted); each part is timed in CPU time (``time.process_time_ns``), so the figures hold on
@@ -12,6 +12,8 @@ with their count), the move's rebuild, its re-check by the referee (``validate_m
 melds changed, and the rest of the call. ``--profile N`` also prints cProfile's top N entries
 by own time over one more round. It also prints a digest of the answers (every move's table,
 as written), so that two versions of the code can be checked for the same answers.
+``--set`` (repeatable) runs with a module constant changed, e.g.
+``--set solver.rearrangement.search:RUN_FLOW=False`` (the pool's run templates).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ if __package__ in (None, ""):  # ``python bench/solve_parts.py``
 
 from ortools.sat.python import cp_model
 
+from bench.carrossel_tail import parse_patch, patched
 from bench.positions import bench_positions
 from solver.rearrangement import search
 from solver.rearrangement.search import Objective, default_objective, solve_move
@@ -163,7 +166,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", default="mid,large")
     parser.add_argument("--rounds", type=int, default=3, help="counted rounds (after one warm)")
     parser.add_argument("--profile", type=int, default=0, help="cProfile's top N entries")
+    parser.add_argument(
+        "--set", action="append", default=[], help="MODULE:NAME=VALUE, a constant for this run"
+    )
     args = parser.parse_args(argv)
+    with patched([parse_patch(p) for p in args.set]):
+        return _report(args)
+
+
+def _report(args: argparse.Namespace) -> int:
     positions = [
         (spec.name, spec.position())
         for rid in args.rulesets.split(",")

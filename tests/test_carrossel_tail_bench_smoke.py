@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench import carrossel_tail
-from solver.rearrangement import tries
+from bench import carrossel_tail, solve_parts
+from solver.rearrangement import search, tries
 
 
 def test_tail_scan_and_ab_run(capsys: pytest.CaptureFixture[str]) -> None:
@@ -29,3 +29,12 @@ def test_tail_scan_and_ab_run(capsys: pytest.CaptureFixture[str]) -> None:
 def test_ab_names_an_existing_constant() -> None:
     with pytest.raises(SystemExit, match="no constant"):
         carrossel_tail.parse_patch("solver.rearrangement.tries:NO_SUCH_LIMIT=1")
+
+
+def test_solve_parts_runs_with_a_constant_set(capsys: pytest.CaptureFixture[str]) -> None:
+    """bench.solve_parts --set: the run's constant, set back afterwards."""
+    argv = ["--n", "2", "--seed", "1", "--rulesets", "carrossel", "--sizes", "mid"]
+    flow = "solver.rearrangement.search:RUN_FLOW"
+    assert solve_parts.main([*argv, "--rounds", "1", "--set", f"{flow}=False"]) == 0
+    assert "answers digest" in capsys.readouterr().out
+    assert search.RUN_FLOW is True

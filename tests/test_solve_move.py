@@ -1286,18 +1286,19 @@ def test_r5_a_release_meld_is_modelled_only_as_the_kind_that_can_release(
             [["AS", "2D", "3S", "4S", "JK=5"], ["QC", "QH", "QS"]],
             ["6H", "KD"],
             (True, False),
-            "AS 2D 3S 4S JK=5 6H",
+            # Two tables lay the 6H changing one meld; either is the best move.
+            {"AS 2D 3S 4S JK=5 6H", "4S JK=5 6H"},
         ),
         (
             [["QC", "QH", "JK=Q"], ["5S", "6S", "7S"]],
             ["QS", "KD", "9H"],
             (False, True),
-            "5S 6S 7S JK=8 9H",
+            {"5S 6S 7S JK=8 9H"},
         ),
     ],
 )
 def test_r7_a_lineage_meld_is_modelled_only_as_the_kind_of_its_joker(
-    table: list[list[str]], hand: list[str], kinds: tuple[bool, bool], played: str
+    table: list[list[str]], hand: list[str], kinds: tuple[bool, bool], played: set[str]
 ) -> None:
     """R7: an unreleased joker stays in its meld's line, so the meld holding it holds a
     natural of its old meld too: a run where the ranks differ (A-4 and the 5), a group where
@@ -1310,7 +1311,7 @@ def test_r7_a_lineage_meld_is_modelled_only_as_the_kind_of_its_joker(
     result = solve_move(position, Objective.MOST_CARDS)
     assert result.optimal
     melds = [" ".join(tc.code for tc in meld) for meld in result.moves[0].move.table]
-    assert played in melds  # re-checked by validate_move, R7 included
+    assert played & set(melds)  # re-checked by validate_move, R7 included
 
 
 def test_a_meld_a_slot_could_hold_with_other_cards_is_laid_again_by_a_swap() -> None:
@@ -1432,9 +1433,11 @@ def test_further_moves_are_other_solutions_and_other_tables() -> None:
     middle = "4S 5S 6S 7S 8S 9S 10S JS QS KS"
     run = f"2S 3S {middle} AS"
     vatikan = parse_position("vatikan", 3, [run.split()], ["AH"], Turn(has_melded_sequence=True))
-    tables = _listed_tables(solve_move(vatikan, None, 3))
+    # Every split of the run is as good (one card, one meld changed): 18 tables, in the
+    # order the search meets them, all listed.
+    tables = _listed_tables(solve_move(vatikan, None, 20))
     low_ace_traded = [_as_table("AS 2S 3S", f"{middle} AH"), _as_table("AH 2S 3S", f"{middle} AS")]
-    assert tables[:2] == low_ace_traded
+    assert len(tables) == 18 and all(table in tables for table in low_ace_traded)
 
 
 @pytest.mark.parametrize(

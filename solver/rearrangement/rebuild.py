@@ -165,9 +165,11 @@ def _pool_runs(
     for (a, b, suit), n in kept.items():
         for p in range(a, b + 1):
             kept_naturals[(p, suit)] += n
+    instances: list[tuple[int, int, str | None]] = []
+    if pool.run_flow is not None:  # any-suit runs counted as a flow: none is linked
+        instances = pool.run_flow.instances(sol.value)  # by first place, then last
     # Most run shapes are unused: their counts are read first, and only the rest sorted.
     laid = [(key, n) for key, total in sol.nonzero(pool.runs) if (n := total - kept[key]) > 0]
-    instances: list[tuple[int, int, str | None]] = []
     for key, n in sorted(laid, key=lambda kn: (kn[0][0], kn[0][1], kn[0][2] or "")):
         instances += [key] * n
     cells: list[dict[int, TableCard]] = [{} for _ in instances]

@@ -23,7 +23,7 @@ from solver.core.violations import Violation, ViolationCode
 from solver.rearrangement import tries
 from solver.rearrangement.budget import Budget
 from solver.rearrangement.identity import TableKey, forbid, table_key
-from solver.rearrangement.model import NO_ADD, TurnModel, turn_options
+from solver.rearrangement.model import NO_ADD, ModelOptions, TurnModel, turn_options
 from solver.rearrangement.rebuild import rebuild_move
 from solver.rearrangement.referee import Verdict, judge_move
 from solver.rearrangement.trades import lay_again
@@ -61,6 +61,10 @@ MAX_MOVES = 20  # the most moves one request may ask for (SolveMove's max_moves)
 # meld kept or laid again, two jokers trading places), each a solve that lists nothing, and
 # 3 left some lists short while more moves existed (docs/solver.md, measured there).
 MOVE_ATTEMPTS = 10
+# The searches' pool counts any-suit runs as a flow along the places: the same tables in a
+# model half the pool's size, whose tie-break is about a tenth cheaper (model/run_flow.py,
+# bench/HISTORY.md). False: one count per run template, as the suggestion's model has.
+RUN_FLOW = True
 
 
 class SolverError(RuntimeError):
@@ -177,7 +181,7 @@ def _largest_play(position: Position, max_new_melds: int | None) -> str | None:
     """A play placing the most hand cards with at most ``max_new_melds`` net new melds, as
     text (its cards, then the melds they go to); None when none was found in time."""
     budget = Budget(WITNESS_TIME_LIMIT_MS)
-    tm = TurnModel(position, turn_options(position, max_new_melds, None))
+    tm = TurnModel(position, _search_options(position, max_new_melds, None))
     tm.model.maximize(tm.variables.played)
     solver, status = tries.solve_primary(
         tm.model, True, budget, tm.variables.played, probe_last=tm.data.wild_runs_possible
@@ -194,7 +198,7 @@ def _largest_play(position: Position, max_new_melds: int | None) -> str | None:
 
 
 def _max_played(position: Position, max_new_melds: int | None, budget: Budget) -> int:
-    tm = TurnModel(position, turn_options(position, max_new_melds, None))
+    tm = TurnModel(position, _search_options(position, max_new_melds, None))
     tm.model.maximize(tm.variables.played)
     solver, status = tries.solve_primary(
         tm.model,
@@ -323,18 +327,33 @@ def primary_key(solved: SolvedMove, objective: Objective) -> tuple[int, ...]:
 
 def legal_turn_model(position: Position, budget: Budget) -> tuple[TurnModel, PlacedOracle | None]:
     """The model of this turn's legal plays with R8's largest add settled, and the
-    validator's oracle for the moves it finds (as ``solve_move`` builds it; the suggestion
-    of ValidateMove adds its own objective, ``suggest``)."""
-    return _turn_model(position, budget)
+    validator's oracle for the moves it finds (as ``solve_move`` builds it, but with the
+    pool's run templates, which the suggestion of ValidateMove names, ``suggest``)."""
+    return _turn_model(position, budget, run_flow=False)
 
 
-def _turn_model(position: Position, budget: Budget) -> tuple[TurnModel, PlacedOracle | None]:
+def _search_options(
+    position: Position,
+    max_new_melds: int | None,
+    add_size: int | None,
+    run_flow: bool | None = None,
+) -> ModelOptions:
+    """The turn's options for a search: its any-suit runs counted as a flow (the same
+    tables, a smaller model: ``model.run_flow``) where ``run_flow`` (by default
+    ``RUN_FLOW``)."""
+    flow = RUN_FLOW if run_flow is None else run_flow
+    return dataclasses.replace(turn_options(position, max_new_melds, add_size), run_flow=flow)
+
+
+def _turn_model(
+    position: Position, budget: Budget, run_flow: bool | None = None
+) -> tuple[TurnModel, PlacedOracle | None]:
     """The model of this turn's plays, and for R8's "an add must be maximal" the largest
     add, found first (the validator's oracle for the moves found)."""
     rs = position.ruleset
     if not rs.rearrangement.add_must_be_maximal:
         return TurnModel(
-            position, turn_options(position, rs.rearrangement.max_new_melds, None)
+            position, _search_options(position, rs.rearrangement.max_new_melds, None, run_flow)
         ), None
     # Meld plays need no largest add (R8), so an add that cannot be settled must leave
     # them time, or the answer holds no move at all.
@@ -344,9 +363,10 @@ def _turn_model(position: Position, budget: Budget) -> tuple[TurnModel, PlacedOr
         # The largest add is not known, so no add can be shown maximal (R8): only meld
         # plays are offered, and the answer is not optimal (the budget says so already).
         return TurnModel(
-            position, turn_options(position, rs.rearrangement.max_new_melds, NO_ADD)
+            position, _search_options(position, rs.rearrangement.max_new_melds, NO_ADD, run_flow)
         ), _no_add
-    tm = TurnModel(position, turn_options(position, rs.rearrangement.max_new_melds, add_size))
+    options = _search_options(position, rs.rearrangement.max_new_melds, add_size, run_flow)
+    tm = TurnModel(position, options)
     return tm, _known_largest_add(add_size)
 
 

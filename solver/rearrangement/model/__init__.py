@@ -12,7 +12,8 @@ tables yet exact under every ruling:
   slot holds its very cards (``KeptMelds.in_slot``): melds changed are counted by cards;
 * **the pool** — melds that need no identity: integer counts of run templates
   (start, end[, suit]) and of groups, per set of suits where no wild can join a group of
-  that rank, else per rank and size. Natural groups with per-suit counts ≤ the number of
+  that rank, else per rank and size (the searches count any-suit runs as a flow along the
+  places instead, ``run_flow``). Natural groups with per-suit counts ≤ the number of
   groups always split into groups of distinct suits (Gale–Ryser), so counts suffice.
   Wilds fill places of the pool too; that each meld still holds a natural (R4) is a count
   for groups and, for runs, a condition on windows of places (``pool._build_run_naturals``).

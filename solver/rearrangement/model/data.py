@@ -49,6 +49,10 @@ class ModelOptions:
     # search). Not compared: the model holds the same tables once they are added, so a
     # deck's model (which has no such windows) still serves (``deck.from_deck``).
     defer_run_naturals: bool = field(default=False, compare=False)
+    # The pool's any-suit runs counted as a flow along the places (``run_flow``), a
+    # smaller model with the same tables. The searches of ``search`` ask for it; the
+    # suggestion's proposed melds name their run templates, so its model keeps them.
+    run_flow: bool = field(default=False, compare=False)
 
 
 def turn_options(

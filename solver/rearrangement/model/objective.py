@@ -48,6 +48,7 @@ def build_turn_rules(
         [
             *kept_off_pool,
             *pool.runs.values(),
+            *(pool.run_flow.starts if pool.run_flow else ()),
             *pool.groups.values(),
             *pool.group_sets.values(),
             *(s.active for s in slots),

@@ -21,6 +21,7 @@ from solver.core.cards import SUITS
 from solver.core.rulesets import rank_of_position
 from solver.rearrangement.model.cp import sum_of
 from solver.rearrangement.model.data import Code, GroupKey, RunKey, TurnData, natural_code
+from solver.rearrangement.model.run_flow import RunFlow, build_run_flow, flow_applies
 
 RunPlace = tuple[int, str | None]  # a run place: position, suit (None: any suit)
 
@@ -42,6 +43,9 @@ class PoolVariables:
     stand_ins: dict[Code, cp_model.IntVar]  # free wilds standing in for a card code
     # R4's windows for runs, not yet in the model (``ModelOptions.defer_run_naturals``).
     deferred_run_naturals: RunNaturals | None = None
+    # Any-suit runs counted as a flow along the places (``run_flow``): then ``runs`` is
+    # empty and each place's fill is the flow's runs through it.
+    run_flow: RunFlow | None = None
 
 
 def build_pool(
@@ -62,7 +66,15 @@ def build_pool(
         suit: [[i for i in pool_fixed if _fixed_fits(data, i, p, suit)] for p in data.positions]
         for suit in suits
     }
-    runs, covering = _build_runs(m, data, suits, fits)
+    flow: RunFlow | None = None
+    runs: dict[RunKey, cp_model.IntVar] = {}
+    covering: dict[str | None, list[list[cp_model.IntVar]]]
+    if flow_applies(data, suits):
+        caps = [_place_capacity(data, j, p, fits) for j, p in enumerate(data.positions)]
+        flow, through = build_run_flow(m, data, caps)
+        covering = {None: through}
+    else:
+        runs, covering = _build_runs(m, data, suits, fits)
     run_fill, run_free, run_fixed = _build_run_places(m, data, suits, fits, covering)
     deferred: RunNaturals | None = None
     if data.wild_runs_possible:
@@ -104,6 +116,7 @@ def build_pool(
         group_table_wilds=group_fixed,
         stand_ins=stand_ins,
         deferred_run_naturals=deferred,
+        run_flow=flow,
     )
 
 
@@ -111,6 +124,12 @@ def _fixed_fits(data: TurnData, i: int, p: int, suit: str | None) -> bool:
     """Table wild ``i`` keeps its value on run place ``p`` of ``suit``."""
     v = data.wilds[i].value
     return v.rank == rank_of_position(p) and (suit is None or v.suit is None or v.suit == suit)
+
+
+def _place_capacity(data: TurnData, j: int, p: int, fits: dict[str | None, list[list[int]]]) -> int:
+    """The most any-suit runs place ``p`` (index ``j``) can hold: its naturals, the free
+    wilds and the table wilds keeping its value (``_build_runs`` caps its runs alike)."""
+    return _position_supply(data, p, None) + data.wild_supply + len(fits[None][j])
 
 
 def _position_supply(data: TurnData, p: int, suit: str | None) -> int:

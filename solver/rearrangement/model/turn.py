@@ -88,6 +88,8 @@ def structural_vars(variables: TurnVariables) -> list[cp_model.IntVar]:
     kept = [k for k, out in zip(v.kept.held, v.links.leaves_pool, strict=True) if out]
     out: list[cp_model.IntVar] = [*v.hand_used.values(), *kept, *v.released.values()]
     out += [*v.to_hand.values(), *pool.runs.values(), *pool.groups.values()]
+    if pool.run_flow is not None:  # its runs' ends, as ``rebuild`` pairs them
+        out += pool.run_flow.variables()
     out += [x for x in pool.group_suits.values() if isinstance(x, cp_model.IntVar)]
     out += [*pool.group_sets.values()]
     # A fill without a variable is a sum of runs, which are already here.
