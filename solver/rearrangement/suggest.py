@@ -85,6 +85,9 @@ ONE_TRY_WORK = tries.PRIMARY_TRIES[0][0]
 # ``bench.suggest_deferred`` and the tests compare the answers with.
 DEFER_RUN_NATURALS = True
 RELAX_NEW_MELDS = True
+# The try without R6 copies the whole deck's pool where that applies (``model.pool_deck``).
+# False: the pool built for the position, which the tests compare the answers with.
+POOL_FROM_DECK = True
 
 
 def proposal_hand_cards(position: Position, proposal: Move) -> Counter[Card]:
@@ -257,7 +260,9 @@ def _suggestion_model(
     played_only = dataclasses.replace(position, hand=tuple(hand))
     max_new_melds = None if relax_new_melds else position.ruleset.rearrangement.max_new_melds
     options = turn_options(played_only, max_new_melds, None)
-    options = dataclasses.replace(options, defer_run_naturals=DEFER_RUN_NATURALS)
+    options = dataclasses.replace(
+        options, defer_run_naturals=DEFER_RUN_NATURALS, pool_from_deck=POOL_FROM_DECK
+    )
     return TurnModel(played_only, options), None
 
 

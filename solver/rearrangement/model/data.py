@@ -49,6 +49,9 @@ class ModelOptions:
     # search). Not compared: the model holds the same tables once they are added, so a
     # deck's model (which has no such windows) still serves (``deck.from_deck``).
     defer_run_naturals: bool = field(default=False, compare=False)
+    # The pool copied from the whole deck's where that applies (``pool_deck``, the
+    # suggestion's first try on mexe-mexe). Not compared: the model holds the same tables.
+    pool_from_deck: bool = field(default=False, compare=False)
 
 
 def turn_options(

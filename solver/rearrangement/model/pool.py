@@ -12,7 +12,7 @@ out so that each meld holds one, and the referee re-checks it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 from ortools.sat.python import cp_model
@@ -50,18 +50,7 @@ def build_pool(
     """The pool's variables and constraints; ``held``: which melds before stay as they
     were (a linked run among them takes its naturals, ``_build_run_naturals``)."""
     rs = data.ruleset
-    # Table wilds keeping their value may join the pool, unless they must stay in their
-    # meld's line (R7) or the table stays as it was.
-    pool_fixed = (
-        []
-        if rs.rearrangement.wild_lineage or data.options.keep_all
-        else list(range(len(data.wilds)))
-    )
-    suits: tuple[str | None, ...] = SUITS if data.same_suit else (None,)
-    fits = {
-        suit: [[i for i in pool_fixed if _fixed_fits(data, i, p, suit)] for p in data.positions]
-        for suit in suits
-    }
+    pool_fixed, suits, fits = table_wild_fits(data)
     runs, covering = _build_runs(m, data, suits, fits)
     run_fill, run_free, run_fixed = _build_run_places(m, data, suits, fits, covering)
     deferred: RunNaturals | None = None
@@ -107,6 +96,42 @@ def build_pool(
     )
 
 
+def with_run_naturals(
+    m: cp_model.CpModel, data: TurnData, pool: PoolVariables, held: Sequence[cp_model.IntVar]
+) -> PoolVariables:
+    """R4's windows for a pool made without them (a copy of the deck's pool, ``pool_deck``,
+    made before the keep flags): written into ``m``, or kept to be checked where the
+    options defer them, as ``build_pool`` does."""
+    if not data.wild_runs_possible:
+        return pool
+    suits: tuple[str | None, ...] = SUITS if data.same_suit else (None,)
+    windows = _build_run_naturals(data, suits, pool.runs, pool.run_fill, held)
+    if data.options.defer_run_naturals:
+        return replace(pool, deferred_run_naturals=windows)
+    windows.add(m)
+    return pool
+
+
+def table_wild_fits(
+    data: TurnData,
+) -> tuple[list[int], tuple[str | None, ...], dict[str | None, list[list[int]]]]:
+    """The table wilds that may join the pool keeping their value, the runs' suits (None:
+    any), and per suit and run place the wilds that fit it."""
+    # Table wilds keeping their value may join the pool, unless they must stay in their
+    # meld's line (R7) or the table stays as it was.
+    pool_fixed = (
+        []
+        if data.ruleset.rearrangement.wild_lineage or data.options.keep_all
+        else list(range(len(data.wilds)))
+    )
+    suits: tuple[str | None, ...] = SUITS if data.same_suit else (None,)
+    fits = {
+        suit: [[i for i in pool_fixed if _fixed_fits(data, i, p, suit)] for p in data.positions]
+        for suit in suits
+    }
+    return pool_fixed, suits, fits
+
+
 def _fixed_fits(data: TurnData, i: int, p: int, suit: str | None) -> bool:
     """Table wild ``i`` keeps its value on run place ``p`` of ``suit``."""
     v = data.wilds[i].value
@@ -120,6 +145,9 @@ def _position_supply(data: TurnData, p: int, suit: str | None) -> int:
     return sum(data.natural_supply[(r, s)] for s in SUITS)
 
 
+RunShape = tuple[RunKey, int, int, int]  # a run template, its count's bound, first, last index
+
+
 def _build_runs(
     m: cp_model.CpModel,
     data: TurnData,
@@ -127,10 +155,31 @@ def _build_runs(
     fits: dict[str | None, list[list[int]]],
 ) -> tuple[dict[RunKey, cp_model.IntVar], dict[str | None, list[list[cp_model.IntVar]]]]:
     """A count per run template a play could lay, and per place the runs through it."""
+    runs: dict[RunKey, cp_model.IntVar] = {}
+    covering_runs: dict[str | None, list[list[cp_model.IntVar]]] = {
+        suit: [[] for _ in data.positions] for suit in suits
+    }
+    for key, bound, first, last in run_shapes(data, suits, fits, linked=True):
+        run = m.new_int_var(0, bound, "run")
+        runs[key] = run
+        covering = covering_runs[key[2]]
+        for q in range(first, last + 1):
+            covering[q].append(run)
+    return runs, covering_runs
+
+
+def run_shapes(
+    data: TurnData,
+    suits: tuple[str | None, ...],
+    fits: dict[str | None, list[list[int]]],
+    linked: bool,
+) -> Iterator[RunShape]:
+    """The run templates a play could lay, in the model's order, each with its count's
+    upper bound and the indices of its first and last place. ``linked``: also the shapes
+    of linked runs longer than the pool's own (a deck's pool, ``pool_deck``, has none)."""
     rs = data.ruleset
     pos = data.positions
     n_free = data.wild_supply
-    runs: dict[RunKey, cp_model.IntVar] = {}
     # Without a limit on new melds a long run is two shorter ones laid end to end, so
     # runs of up to 2*min-1 cards suffice (rebuild joins them again); this is the
     # classic Rummikub model reduction and keeps the model small.
@@ -141,26 +190,22 @@ def _build_runs(
     # are walked by index (sequence positions are consecutive), per suit.
     n_pos = len(pos)
     supply = {suit: [_position_supply(data, p, suit) for p in pos] for suit in suits}
-    covering_runs: dict[str | None, list[list[cp_model.IntVar]]] = {
-        suit: [[] for _ in pos] for suit in suits
-    }
     # A linked run longer than the pool's own runs still needs its own shape.
     linked_ends: dict[tuple[int, str | None], set[int]] = {}
-    for a, b, suit in data.linkable_runs.values():
+    for a, b, suit in data.linkable_runs.values() if linked else ():
         linked_ends.setdefault((a, suit), set()).add(b)
     for suit in suits:
         caps = [n + n_free + len(f) for n, f in zip(supply[suit], fits[suit], strict=True)]
         here_supply = supply[suit]
         here_fits = fits[suit]
-        covering = covering_runs[suit]
         for a_i, a in enumerate(pos):
             # Ends at indices first..usual-1, and those of linked runs from ``a``.
             first = a_i + rs.melds.min_sequence - 1
             usual = min(a_i + longest, n_pos)
-            linked = linked_ends.get((a, suit))
+            linked_b = linked_ends.get((a, suit))
             last = usual - 1
-            if linked:
-                last = max(last, max(linked) - a + a_i)
+            if linked_b:
+                last = max(last, max(linked_b) - a + a_i)
             elif first >= usual:
                 continue
             # Walk the run's places once: its capacity is the least place capacity so
@@ -182,13 +227,9 @@ def _build_runs(
                 if not natural or j < first:
                     continue
                 b = pos[j]
-                if j >= usual and b not in (linked or ()):
+                if j >= usual and b not in (linked_b or ()):
                     continue
-                run = m.new_int_var(0, min(cap, n_free // holes) if holes else cap, "run")
-                runs[(a, b, suit)] = run
-                for q in range(a_i, j + 1):
-                    covering[q].append(run)
-    return runs, covering_runs
+                yield (a, b, suit), min(cap, n_free // holes) if holes else cap, a_i, j
 
 
 def _build_run_places(
@@ -380,7 +421,12 @@ def _build_run_naturals(
                 naturals.setdefault(p, []).append(fill)
         # A kept linked run is all natural and stays as it was: it needs no natural
         # handed out, and the naturals it holds serve no other run.
-        kept = [(a, b, held[k]) for k, (a, b, s) in data.linkable_runs.items() if s == suit]
+        # (A linked run longer than a deck's pool's runs holds its own cards, ``pool_deck``.)
+        kept = [
+            (a, b, held[k])
+            for k, (a, b, s) in data.linkable_runs.items()
+            if s == suit and (a, b, s) in runs
+        ]
         out.append(_SuitWindows(shapes, naturals, kept))
     return RunNaturals(out, (3 * data.wild_supply - 3) // 2)
 
