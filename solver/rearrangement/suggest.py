@@ -118,14 +118,15 @@ def suggest_move(
     if not play_allowed(position):
         return Suggestion(None, "The turn allows no play (R8), so nothing can be suggested.", True)
     budget = Budget(time_limit_ms)
+    keys = [_after_key(meld) for meld in proposal.table]  # read once: asked again and again
     if _may_relax_new_melds(position, wanted):
-        found = _nearest(position, proposal, wanted, budget, relax_new_melds=True)
+        found = _nearest(position, proposal, keys, wanted, budget, relax_new_melds=True)
         if found is not None:
             return found
         # Not settled without R6: the whole model, in the time left, on a budget of its
         # own (the first search's clock stops must not mark this one unproved).
         budget = Budget(round((budget.deadline - time.monotonic()) * 1000))
-    found = _nearest(position, proposal, wanted, budget, relax_new_melds=False)
+    found = _nearest(position, proposal, keys, wanted, budget, relax_new_melds=False)
     assert found is not None  # only the search without R6 leaves a question open
     return found
 
@@ -148,6 +149,7 @@ def _may_relax_new_melds(position: Position, wanted: Counter[Card]) -> bool:
 def _nearest(
     position: Position,
     proposal: Move,
+    keys: Sequence[StandsKey],
     wanted: Counter[Card],
     budget: Budget,
     relax_new_melds: bool,
@@ -164,7 +166,7 @@ def _nearest(
     """
     tm, oracle = _suggestion_model(position, wanted, budget, relax_new_melds)
     laid = _restrict_to(tm, wanted)
-    kept_counts = _proposal_melds_kept(tm, position, proposal)
+    kept_counts = _proposal_melds_kept(tm, position, proposal, keys)
     tm.model.maximize(_nearest_objective(tm, laid, kept_counts, len(proposal.table)))
     solver, status = _solve_nearest(tm, budget, one_try=relax_new_melds)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -188,15 +190,15 @@ def _nearest(
         # The proposal's runs dealt as proposed: the same counts, so legal as the table
         # found unless a trade broke a rule the counts do not see; then the table found.
         again = _judged(position, dealt, oracle)
-        if again is not None and _nearer(proposal, again, checked):
+        if again is not None and _nearer(keys, again, checked):
             checked = again
-    kept, marks = kept_melds(proposal, checked.move.table)
+    kept, marks = kept_melds(proposal, checked.move.table, keys)
     same = Counter(checked.verdict.played) == wanted
     # The model's count of a new proposed meld is an upper bound: where the table shows
     # fewer melds kept than the model counted, the answer is not proved nearest.
     weights = key_weights(len(proposal.table), len(tm.variables.kept.keep))
-    keys = (len(checked.verdict.played), len(kept), checked.melds_changed)
-    realized = sum(w * k for w, k in zip(weights, keys, strict=True))
+    found = (len(checked.verdict.played), len(kept), checked.melds_changed)
+    realized = sum(w * k for w, k in zip(weights, found, strict=True))
     optimal = budget.optimal and status == cp_model.OPTIMAL
     optimal = optimal and realized >= round(solver.objective_value)
     if relax_new_melds and not optimal:
@@ -271,20 +273,21 @@ def _restrict_to(tm: TurnModel, wanted: Counter[Card]) -> cp_model.LinearExprT:
     the count of those laid net of swaps (a mexe-mexe 2 laid while its copy goes back to
     the hand lays nothing, R6), as the verdict's ``played`` counts them; the model already
     asks for at least one (a pass is no play)."""
-    used = tm.variables.hand_used
-    for card, var in used.items():
-        tm.model.add(var <= wanted[card])
+    hand = tm.data.hand_count
+    for card, var in tm.variables.hand_used.items():
+        if hand[card] > wanted[card]:  # (a model of the whole hand: shangai, manipulation)
+            tm.model.add(var <= wanted[card])
     return tm.variables.played
 
 
 def _proposal_melds_kept(
-    tm: TurnModel, position: Position, proposal: Move
+    tm: TurnModel, position: Position, proposal: Move, keys: Sequence[StandsKey]
 ) -> list[cp_model.IntVar]:
     """Key 2 as the model sees it: per proposal meld that is a meld before left exactly as
     it was, a count bounded by the keep flags of the melds before of its kind (identical
     melds before are interchangeable, so the copies are counted, not matched one by one)."""
-    wanted = Counter(_after_key(meld) for meld in proposal.table)
-    cards = {_after_key(meld): meld for meld in proposal.table}
+    wanted = Counter(keys)
+    cards = dict(zip(keys, proposal.table, strict=True))
     before: dict[StandsKey, list[int]] = {}
     for index, classified in enumerate(position.readings):
         before.setdefault(_before_key(classified), []).append(index)
@@ -354,12 +357,15 @@ def _before_key(classified: MeldClassification) -> StandsKey:
     return stands_key((tc.card, v if w else None) for tc, v, w in stands)
 
 
-def kept_melds(proposal: Move, table: Sequence[Meld]) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+def kept_melds(
+    proposal: Move, table: Sequence[Meld], keys: Sequence[StandsKey] | None = None
+) -> tuple[tuple[int, ...], tuple[bool, ...]]:
     """Key 2 read off a table: the indices of the proposal's melds that ``table`` holds
-    exactly, and per meld of ``table`` whether it is one of them (each matched once)."""
-    return suggestion.kept_by_key(
-        [_after_key(meld) for meld in proposal.table], [_after_key(meld) for meld in table]
-    )
+    exactly, and per meld of ``table`` whether it is one of them (each matched once).
+    ``keys``: the proposal's melds' keys, where already read."""
+    if keys is None:
+        keys = [_after_key(meld) for meld in proposal.table]
+    return suggestion.kept_by_key(keys, [_after_key(meld) for meld in table])
 
 
 def _checked(
@@ -377,13 +383,14 @@ def _checked(
     return solved_move(position, move, verdict)
 
 
-def _nearer(proposal: Move, one: SolvedMove, other: SolvedMove) -> bool:
+def _nearer(keys: Sequence[StandsKey], one: SolvedMove, other: SolvedMove) -> bool:
     """Is ``one`` nearer the proposal than ``other`` by keys 2 and 3 (the same cards laid)?"""
 
-    def keys(solved: SolvedMove) -> tuple[int, int]:
-        return len(kept_melds(proposal, solved.move.table)[0]), -solved.melds_changed
+    def nearness(solved: SolvedMove) -> tuple[int, int]:
+        table = [_after_key(meld) for meld in solved.move.table]
+        return len(suggestion.kept_by_key(keys, table)[0]), -solved.melds_changed
 
-    return keys(one) > keys(other)
+    return nearness(one) > nearness(other)
 
 
 def _judged(position: Position, move: Move, oracle: PlacedOracle | None) -> SolvedMove | None:

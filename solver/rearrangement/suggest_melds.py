@@ -375,12 +375,17 @@ def _slot_run(tm: TurnModel, k: int, meld: ProposedMeld) -> cp_model.IntVar:
     places = {p: (natural, card) for (p, natural), card in zip(meld.run, meld.cards, strict=True)}
     in_run = tm.variables.wilds_in_slots.in_run
     wilds = tm.data.wilds
-    literals: list[cp_model.LinearExprT] = [slot.active, slot.is_run]
+    # (Not ``slot.active``: a run is an active slot, ``slots._build_slot``.)
+    literals: list[cp_model.LinearExprT] = [slot.is_run]
     if meld.run_suit is not None and slot.run_suit:
         literals.append(slot.run_suit[meld.run_suit])
     for p, occupied in slot.occupied.items():
         if p not in places:
-            m.add(exact <= 1 - occupied)
+            # A slot's run is one unbroken line of places (``slots._build_slot_run``) and
+            # the proposed run's places are one too: a place beside it left empty leaves
+            # every place beyond it empty, so only those two are written.
+            if p + 1 in places or p - 1 in places:
+                m.add(exact <= 1 - occupied)
             continue
         natural, card = places[p]
         own = [
