@@ -282,7 +282,7 @@ def _restrict_to(tm: TurnModel, wanted: Counter[Card]) -> cp_model.LinearExprT:
 
 def _proposal_melds_kept(
     tm: TurnModel, position: Position, proposal: Move, keys: Sequence[StandsKey]
-) -> list[cp_model.IntVar]:
+) -> list[cp_model.LinearExprT]:
     """Key 2 as the model sees it: per proposal meld that is a meld before left exactly as
     it was, a count bounded by the keep flags of the melds before of its kind (identical
     melds before are interchangeable, so the copies are counted, not matched one by one)."""
@@ -293,19 +293,24 @@ def _proposal_melds_kept(
         before.setdefault(_before_key(classified), []).append(index)
     keep = tm.variables.kept.keep
     new = Counter({key: n for key, n in wanted.items() if key not in before})
-    counts = proposed_melds_held(tm, proposed_melds(position.ruleset, new, cards))
+    counts: list[cp_model.LinearExprT] = []
+    counts += proposed_melds_held(tm, proposed_melds(position.ruleset, new, cards))
     for key, copies in wanted.items():
         melds = before.get(key, [])
         if not melds:
             continue
-        count = tm.model.new_int_var(0, min(copies, len(melds)), "proposal_kept")
-        tm.model.add(count <= sum(keep[i] for i in melds))
+        flags = sum_of(keep[i] for i in melds)
+        if copies >= len(melds):
+            counts.append(flags)  # as many as are kept: the flags' sum itself
+            continue
+        count = tm.model.new_int_var(0, copies, "proposal_kept")
+        tm.model.add(count <= flags)
         counts.append(count)
     return counts
 
 
 def _nearest_objective(
-    tm: TurnModel, laid: cp_model.LinearExprT, kept: Sequence[cp_model.IntVar], melds: int
+    tm: TurnModel, laid: cp_model.LinearExprT, kept: Sequence[cp_model.LinearExprT], melds: int
 ) -> cp_model.LinearExprT:
     """The three keys as one sum, weighted by ``key_weights`` so that its order is the
     keys' lexicographic order; ``kept`` counts at most the proposal's ``melds`` (each

@@ -135,6 +135,9 @@ def proposed_melds_held(tm: TurnModel, melds: Sequence[ProposedMeld]) -> list[cp
             in_slots = [_slot_group(tm, j, meld) for j in range(len(slots))]
         if not fits:
             tm.model.add(in_pool == 0)
+        if not in_slots:
+            counts.append(in_pool)  # no slot: held only by the pool
+            continue
         count = tm.model.new_int_var(0, meld.copies, "proposal_held")
         tm.model.add(count <= in_pool + sum_of(in_slots))
         counts.append(count)
