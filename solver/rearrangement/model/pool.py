@@ -55,7 +55,8 @@ def build_pool(
     run_fill, run_free, run_fixed = _build_run_places(m, data, suits, fits, covering)
     deferred: RunNaturals | None = None
     if data.wild_runs_possible:
-        windows = _build_run_naturals(data, suits, runs, run_fill, held)
+        wilds = [*run_free.values(), *run_fixed.values()]
+        windows = _build_run_naturals(data, suits, runs, run_fill, held, wilds)
         if data.options.defer_run_naturals:
             deferred = windows
         else:
@@ -105,16 +106,20 @@ def with_run_naturals(
     if not data.wild_runs_possible:
         return pool
     suits: tuple[str | None, ...] = SUITS if data.same_suit else (None,)
-    windows = _build_run_naturals(data, suits, pool.runs, pool.run_fill, held)
+    wilds = [*pool.run_free_wilds.values(), *pool.run_table_wilds.values()]
+    windows = _build_run_naturals(data, suits, pool.runs, pool.run_fill, held, wilds)
     if data.options.defer_run_naturals:
         return replace(pool, deferred_run_naturals=windows)
     windows.add(m)
     return pool
 
 
-def table_wild_fits(
-    data: TurnData,
-) -> tuple[list[int], tuple[str | None, ...], dict[str | None, list[list[int]]]]:
+# The table wilds that may join the pool, the runs' suits, per suit and place the wilds
+# that fit it (``table_wild_fits``).
+TableWildFits = tuple[list[int], tuple[str | None, ...], dict[str | None, list[list[int]]]]
+
+
+def table_wild_fits(data: TurnData) -> TableWildFits:
     """The table wilds that may join the pool keeping their value, the runs' suits (None:
     any), and per suit and run place the wilds that fit it."""
     # Table wilds keeping their value may join the pool, unless they must stay in their
@@ -312,9 +317,17 @@ class RunNaturals:
     is the full model's optimum.
     """
 
-    def __init__(self, suits: list[_SuitWindows], longest: int) -> None:
+    def __init__(
+        self,
+        suits: list[_SuitWindows],
+        longest: int,
+        wilds: list[cp_model.IntVar],
+        least: int,
+    ) -> None:
         self._suits = suits
         self._longest = longest
+        self._wilds = wilds  # the wilds on run places: free ones, table wilds keeping a value
+        self._least = least  # a run's fewest cards
 
     def add(self, m: cp_model.CpModel) -> None:
         """Write every window's constraint into ``m``."""
@@ -325,7 +338,14 @@ class RunNaturals:
     def broken(self, value: Callable[[cp_model.LinearExprT], int]) -> bool:
         """Does the solution whose values ``value`` reads break a window? The same windows
         as ``add`` writes, their sums taken on the solution's numbers: running totals of
-        naturals, and only the runs and kept runs the solution lays."""
+        naturals, and only the runs and kept runs the solution lays.
+
+        Fewer wilds in runs than a run's fewest cards break none: the runs inside a broken
+        window, ``k`` of them, hold at least ``least * k`` cards of which fewer than ``k``
+        are naturals (a kept run's overlap is its own naturals), so at least
+        ``(least - 1) * k + 1 >= least`` wilds."""
+        if sum(map(value, self._wilds)) < self._least:
+            return False
         for windows in self._suits:
             shapes, kept = windows.shapes, windows.kept
             laid = [(a, b, n) for a, b, run in shapes if (n := value(run))]
@@ -408,8 +428,10 @@ def _build_run_naturals(
     runs: dict[RunKey, cp_model.IntVar],
     run_fill: dict[tuple[int, str], cp_model.LinearExprT],
     held: Sequence[cp_model.IntVar],
+    wilds: list[cp_model.IntVar],
 ) -> RunNaturals:
-    """The windows of R4 for the pool's runs (``RunNaturals``), per suit."""
+    """The windows of R4 for the pool's runs (``RunNaturals``), per suit; ``wilds``: the
+    counts of wilds on run places."""
     out: list[_SuitWindows] = []
     for suit in suits:
         shapes = [(a, b, run) for (a, b, s), run in runs.items() if s == suit]
@@ -428,7 +450,8 @@ def _build_run_naturals(
             if s == suit and (a, b, s) in runs
         ]
         out.append(_SuitWindows(shapes, naturals, kept))
-    return RunNaturals(out, (3 * data.wild_supply - 3) // 2)
+    least = data.ruleset.melds.min_sequence
+    return RunNaturals(out, (3 * data.wild_supply - 3) // 2, wilds, least)
 
 
 def _build_groups_of_rank(

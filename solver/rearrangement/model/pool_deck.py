@@ -35,6 +35,7 @@ from solver.rearrangement.model.data import Code, ModelOptions, RunKey, TurnData
 from solver.rearrangement.model.pool import (
     PoolVariables,
     RunPlace,
+    TableWildFits,
     build_pool,
     run_shapes,
     table_wild_fits,
@@ -56,6 +57,7 @@ class DeckPool:
     place_rows: dict[RunPlace, Row]  # per run place: its fill row
     group_rows: dict[int, Row]  # per rank: the row of its groups' sizes
     suit_rows: dict[Code, Row]  # per rank and suit: at most one of the suit per group (R3)
+    index: dict[tuple[str, object], int]  # per count, by its dict and key: its variable
 
 
 _DECK_POOLS: dict[tuple[str, int, int], DeckPool] = {}
@@ -70,9 +72,10 @@ def pool_from_deck(data: TurnData) -> tuple[FastCpModel, PoolVariables] | None:
     deck = _deck_pool(data)
     if deck is None:
         return None
-    pool, bounds = _own_pool(deck, data)
+    fitting = table_wild_fits(data)
+    pool, bounds = _own_pool(deck, data, fitting)
     model = _scratch(deck).write(bounds).clone()
-    return model, _with_table_wilds(model, deck, data, pool)
+    return model, _with_table_wilds(model, deck, data, pool, fitting)
 
 
 def _applies(data: TurnData) -> bool:
@@ -136,7 +139,20 @@ def _build_deck_pool(position: Position, cards: Counter[Card]) -> DeckPool:
         ]
         if own:
             suit_rows[(r, s)] = _only(own)
-    return DeckPool(model, pool, place_rows, group_rows, suit_rows)
+    index: dict[tuple[str, object], int] = {
+        (name, key): var.index
+        for name, counts in (
+            ("run", pool.runs),
+            ("fill", pool.run_fill),
+            ("free", pool.run_free_wilds),
+            ("group", pool.groups),
+            ("suit", pool.group_suits),
+            ("gfree", pool.group_free_wilds),
+        )
+        for key, var in counts.items()
+        if isinstance(var, cp_model.IntVar)
+    }
+    return DeckPool(model, pool, place_rows, group_rows, suit_rows, index)
 
 
 def _only(rows: list[tuple[int, int]]) -> Row:
@@ -144,21 +160,24 @@ def _only(rows: list[tuple[int, int]]) -> Row:
     return row
 
 
-def _own_pool(deck: DeckPool, data: TurnData) -> tuple[PoolVariables, dict[int, int]]:
+def _own_pool(
+    deck: DeckPool, data: TurnData, fitting: TableWildFits
+) -> tuple[PoolVariables, list[int]]:
     """The deck's counts that the position's own pool has, in its order (``build_pool``),
-    and their upper bounds by variable index: runs, run places, groups. Table wilds are
-    added on the copy (``_with_table_wilds``)."""
+    and every deck count's upper bound (0 for the others): runs, run places, groups.
+    Table wilds are added on the copy (``_with_table_wilds``)."""
     rs = data.ruleset
     base = deck.pool
-    pool_fixed, suits, fits = table_wild_fits(data)
+    index = deck.index
+    pool_fixed, suits, fits = fitting
     n_free = data.wild_supply
     supply = data.natural_supply
     runs: dict[RunKey, cp_model.IntVar] = {}
-    bounds: dict[int, int] = {}
+    bounds = [0] * len(deck.model.proto.variables)
     covered: dict[str | None, set[int]] = {suit: set() for suit in suits}
     for key, bound, first, last in run_shapes(data, suits, fits, linked=False):
-        run = runs[key] = base.runs[key]
-        bounds[run.index] = bound
+        runs[key] = base.runs[key]
+        bounds[index[("run", key)]] = bound
         covered[key[2]].update(range(first, last + 1))
     run_fill: dict[tuple[int, str], cp_model.LinearExprT] = {}
     run_free: dict[RunPlace, cp_model.IntVar] = {}
@@ -169,11 +188,10 @@ def _own_pool(deck: DeckPool, data: TurnData) -> tuple[PoolVariables, dict[int, 
                 continue
             for s in SUITS if suit is None else (suit,):
                 if supply[(r, s)]:
-                    fill = run_fill[(p, s)] = base.run_fill[(p, s)]
-                    assert isinstance(fill, cp_model.IntVar)
-                    bounds[fill.index] = supply[(r, s)]
-            free = run_free[(p, suit)] = base.run_free_wilds[(p, suit)]
-            bounds[free.index] = n_free
+                    run_fill[(p, s)] = base.run_fill[(p, s)]
+                    bounds[index[("fill", (p, s))]] = supply[(r, s)]
+            run_free[(p, suit)] = base.run_free_wilds[(p, suit)]
+            bounds[index[("free", (p, suit))]] = n_free
     groups: dict[tuple[int, int], cp_model.IntVar] = {}
     group_suits: dict[Code, cp_model.LinearExprT] = {}
     group_free: dict[int, cp_model.IntVar] = {}
@@ -184,14 +202,13 @@ def _own_pool(deck: DeckPool, data: TurnData) -> tuple[PoolVariables, dict[int, 
             continue
         cap = sum(supply[(r, s)] for s in avail)
         for k in range(rs.melds.group_min, rs.melds.group_max + 1):
-            group = groups[(r, k)] = base.groups[(r, k)]
-            bounds[group.index] = cap
+            groups[(r, k)] = base.groups[(r, k)]
+            bounds[index[("group", (r, k))]] = cap
         for s in avail:
-            count = group_suits[(r, s)] = base.group_suits[(r, s)]
-            assert isinstance(count, cp_model.IntVar)
-            bounds[count.index] = supply[(r, s)]
-        free = group_free[r] = base.group_free_wilds[r]
-        bounds[free.index] = n_free
+            group_suits[(r, s)] = base.group_suits[(r, s)]
+            bounds[index[("suit", (r, s))]] = supply[(r, s)]
+        group_free[r] = base.group_free_wilds[r]
+        bounds[index[("gfree", r)]] = n_free
     pool = PoolVariables(
         runs=runs,
         run_fill=run_fill,
@@ -208,13 +225,13 @@ def _own_pool(deck: DeckPool, data: TurnData) -> tuple[PoolVariables, dict[int, 
 
 
 def _with_table_wilds(
-    model: FastCpModel, deck: DeckPool, data: TurnData, pool: PoolVariables
+    model: FastCpModel, deck: DeckPool, data: TurnData, pool: PoolVariables, fitting: TableWildFits
 ) -> PoolVariables:
     """The table wilds that keep their value in the pool: a flag per run place (and per
     group rank) each fits, in that place's fill row (and the rank's size row, and for a
     wild of a suit, that suit's row), as ``pool._build_run_places`` and
     ``_build_groups_of_rank`` make them."""
-    pool_fixed, suits, fits = table_wild_fits(data)
+    pool_fixed, suits, fits = fitting
     if not pool_fixed:
         return pool
     rows = model.proto.constraints
@@ -271,11 +288,8 @@ class _Scratch:
         self.domains = [variables[i].domain for i in range(len(variables))]
         self.upper = [int(d[1]) for d in self.domains]
 
-    def write(self, bounds: dict[int, int]) -> FastCpModel:
-        """Every count's upper bound as ``bounds`` has it, 0 for the deck's others."""
-        wanted = [0] * len(self.upper)
-        for index, bound in bounds.items():
-            wanted[index] = bound
+    def write(self, wanted: list[int]) -> FastCpModel:
+        """Every count's upper bound, by its variable's index."""
         upper = self.upper
         domains = self.domains
         for index, (new, old) in enumerate(zip(wanted, upper, strict=True)):
