@@ -285,14 +285,18 @@ def _proposal_melds_kept(
 ) -> list[cp_model.LinearExprT]:
     """Key 2 as the model sees it: per proposal meld that is a meld before left exactly as
     it was, a count bounded by the keep flags of the melds before of its kind (identical
-    melds before are interchangeable, so the copies are counted, not matched one by one)."""
+    melds before are interchangeable, so the copies are counted, not matched one by one);
+    per meld made new, and per copy of a meld before beyond the melds before of its kind,
+    a count of it laid (``suggest_melds``)."""
     wanted = Counter(keys)
     cards = dict(zip(keys, proposal.table, strict=True))
     before: dict[StandsKey, list[int]] = {}
     for index, classified in enumerate(position.readings):
         before.setdefault(_before_key(classified), []).append(index)
     keep = tm.variables.kept.keep
-    new = Counter({key: n for key, n in wanted.items() if key not in before})
+    # The copies beyond the melds before of their kind can only be laid new.
+    new = Counter({key: n - len(before.get(key, ())) for key, n in wanted.items()})
+    new = +new
     counts: list[cp_model.LinearExprT] = []
     counts += proposed_melds_held(tm, proposed_melds(position.ruleset, new, cards))
     for key, copies in wanted.items():
