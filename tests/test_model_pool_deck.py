@@ -23,7 +23,7 @@ from solver.rearrangement import suggest
 from solver.rearrangement.budget import Budget
 from solver.rearrangement.model import ModelOptions, TurnModel, pool_deck, turn_options
 from solver.rearrangement.model.pool import PoolVariables
-from solver.rummy.position import Position
+from solver.rummy.position import Position, parse_position
 
 LONGEST = 5  # the pool's runs without R6: up to twice the shortest, less one
 
@@ -37,12 +37,24 @@ def _model(position: Position, from_deck: bool) -> TurnModel:
     return TurnModel(position, _options(position, from_deck))
 
 
+# Two players play with one deck (the bench's positions have three, two decks).
+ONE_DECK = [
+    ("2H=5S 6S 7S | 9C 10C JC | 4D 4H 4C", "2D 2C 5H 8S QC 4S"),
+    ("AD 2D 3D | JH QH 2S=KH | 7C 7D 7S", "2C 2H 4D KS 7H 10H"),
+    ("5C 6C 2D=7C 8C | 10S JS QS KS", "2H 2C 9C AS 3H 4H 5H"),
+]
+
+
 def _positions() -> list[Position]:
     positions = [
         spec.position()
         for size in ("small", "mid", "large")
         for seed in (31, 32)
         for spec in bench_positions("mexe-mexe", size, 8, seed)
+    ]
+    positions += [
+        parse_position("mexe-mexe", 2, [m.split() for m in table.split("|")], hand.split())
+        for table, hand in ONE_DECK
     ]
     return [p for p in positions if _model(p, True).data.wild_runs_possible]
 
@@ -87,8 +99,10 @@ def test_the_copy_holds_the_built_pools_counts_and_bounds() -> None:
         wilds_in_runs += bool(ours["run_table_wilds"])
         wilds_in_groups += bool(ours["group_table_wilds"])
         long_runs += any(b - a >= 5 for a, b, _ in copied.data.linkable_runs.values())
-    # Table wilds in run places and groups, and kept runs longer than the deck's runs.
+    # Table wilds in run places and groups, kept runs longer than the deck's runs, and the
+    # decks of two and of three players.
     assert wilds_in_runs and wilds_in_groups and long_runs
+    assert {p.players for p in positions} == {2, 3}
 
 
 def test_the_copy_finds_the_values_the_built_pool_finds() -> None:
