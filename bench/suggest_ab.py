@@ -1,7 +1,8 @@
 """Two source trees' suggestions on the same frozen proposals (issue #53): the same keys, and
 the CPU time of each, main and a branch interleaved run by run.
 
-    .venv/bin/python -m bench.suggest_ab freeze FILE [--n 40] [--seed 1] [--size mid] [ruleset]
+    .venv/bin/python -m bench.suggest_ab freeze FILE [--n 40] [--seed 1] [--size mid]
+        [--ruleset mexe-mexe]
     .venv/bin/python -m bench.suggest_ab compare FILE --other /tmp/main [--runs 2] [--rounds 3]
 
 ``freeze`` writes ``bench.suggest_bench``'s illegal proposals (and their positions) to FILE as
@@ -144,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     frozen.add_argument("--n", type=int, default=40)
     frozen.add_argument("--seed", type=int, default=1)
     frozen.add_argument("--size", default="mid")
-    frozen.add_argument("ruleset", nargs="?", default="mexe-mexe")
+    frozen.add_argument("--ruleset", default="mexe-mexe")
     timed = commands.add_parser("time")
     timed.add_argument("file", type=Path)
     timed.add_argument("--rounds", type=int, default=3)
