@@ -76,6 +76,32 @@ def test_broken_says_exactly_whether_a_solution_breaks_a_window() -> None:
     assert True in verdicts and False in verdicts, verdicts
 
 
+def test_fewer_wilds_in_runs_than_a_run_holds_break_no_window() -> None:
+    """``broken``'s shortcut (R4): a solution with fewer wilds on run places than a run's
+    fewest cards passes without its windows summed, and does meet the whole model."""
+    few = 0
+    for spec in bench_positions("mexe-mexe", "mid", 12, 5):
+        position = spec.position()
+        tm = _model(position, defer=True)
+        windows = tm.variables.pool.deferred_run_naturals
+        if windows is None:
+            continue
+        pool = tm.variables.pool
+        wilds = [*pool.run_free_wilds.values(), *pool.run_table_wilds.values()]
+        # Many runs, but few wilds in them: at most two.
+        tm.model.add(sum_of(wilds) <= position.ruleset.melds.min_sequence - 1)
+        tm.model.maximize(sum_of(pool.runs.values()) + sum_of(wilds))
+        solver = cp_model.CpSolver()
+        solver.parameters.num_workers = 1
+        solver.parameters.max_deterministic_time = 1.0
+        if solver.solve(tm.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            continue
+        assert not windows.broken(solver.value)
+        assert _meets_whole_model(position, list(solver.response_proto.solution)), spec.name
+        few += sum(solver.value(w) for w in wilds) > 0
+    assert few >= 5  # solutions with wilds in runs, not only runs of naturals
+
+
 def _proposals(count: int) -> list[tuple[Position, Move]]:
     """Mexe-mexe mid tables and illegal proposals laying hand cards, made from the table as
     it was by the oracle's mutations (a hand card added, cards moved, melds split or merged),

@@ -85,6 +85,9 @@ ONE_TRY_WORK = tries.PRIMARY_TRIES[0][0]
 # ``bench.suggest_deferred`` and the tests compare the answers with.
 DEFER_RUN_NATURALS = True
 RELAX_NEW_MELDS = True
+# The try without R6 copies the whole deck's pool where that applies (``model.pool_deck``).
+# False: the pool built for the position, which the tests compare the answers with.
+POOL_FROM_DECK = True
 
 
 def proposal_hand_cards(position: Position, proposal: Move) -> Counter[Card]:
@@ -115,14 +118,15 @@ def suggest_move(
     if not play_allowed(position):
         return Suggestion(None, "The turn allows no play (R8), so nothing can be suggested.", True)
     budget = Budget(time_limit_ms)
+    keys = [_after_key(meld) for meld in proposal.table]  # read once: asked again and again
     if _may_relax_new_melds(position, wanted):
-        found = _nearest(position, proposal, wanted, budget, relax_new_melds=True)
+        found = _nearest(position, proposal, keys, wanted, budget, relax_new_melds=True)
         if found is not None:
             return found
         # Not settled without R6: the whole model, in the time left, on a budget of its
         # own (the first search's clock stops must not mark this one unproved).
         budget = Budget(round((budget.deadline - time.monotonic()) * 1000))
-    found = _nearest(position, proposal, wanted, budget, relax_new_melds=False)
+    found = _nearest(position, proposal, keys, wanted, budget, relax_new_melds=False)
     assert found is not None  # only the search without R6 leaves a question open
     return found
 
@@ -145,6 +149,7 @@ def _may_relax_new_melds(position: Position, wanted: Counter[Card]) -> bool:
 def _nearest(
     position: Position,
     proposal: Move,
+    keys: Sequence[StandsKey],
     wanted: Counter[Card],
     budget: Budget,
     relax_new_melds: bool,
@@ -161,7 +166,7 @@ def _nearest(
     """
     tm, oracle = _suggestion_model(position, wanted, budget, relax_new_melds)
     laid = _restrict_to(tm, wanted)
-    kept_counts = _proposal_melds_kept(tm, position, proposal)
+    kept_counts = _proposal_melds_kept(tm, position, proposal, keys)
     tm.model.maximize(_nearest_objective(tm, laid, kept_counts, len(proposal.table)))
     solver, status = _solve_nearest(tm, budget, one_try=relax_new_melds)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -185,15 +190,15 @@ def _nearest(
         # The proposal's runs dealt as proposed: the same counts, so legal as the table
         # found unless a trade broke a rule the counts do not see; then the table found.
         again = _judged(position, dealt, oracle)
-        if again is not None and _nearer(proposal, again, checked):
+        if again is not None and _nearer(keys, again, checked):
             checked = again
-    kept, marks = kept_melds(proposal, checked.move.table)
+    kept, marks = kept_melds(proposal, checked.move.table, keys)
     same = Counter(checked.verdict.played) == wanted
     # The model's count of a new proposed meld is an upper bound: where the table shows
     # fewer melds kept than the model counted, the answer is not proved nearest.
     weights = key_weights(len(proposal.table), len(tm.variables.kept.keep))
-    keys = (len(checked.verdict.played), len(kept), checked.melds_changed)
-    realized = sum(w * k for w, k in zip(weights, keys, strict=True))
+    found = (len(checked.verdict.played), len(kept), checked.melds_changed)
+    realized = sum(w * k for w, k in zip(weights, found, strict=True))
     optimal = budget.optimal and status == cp_model.OPTIMAL
     optimal = optimal and realized >= round(solver.objective_value)
     if relax_new_melds and not optimal:
@@ -257,7 +262,9 @@ def _suggestion_model(
     played_only = dataclasses.replace(position, hand=tuple(hand))
     max_new_melds = None if relax_new_melds else position.ruleset.rearrangement.max_new_melds
     options = turn_options(played_only, max_new_melds, None)
-    options = dataclasses.replace(options, defer_run_naturals=DEFER_RUN_NATURALS)
+    options = dataclasses.replace(
+        options, defer_run_naturals=DEFER_RUN_NATURALS, pool_from_deck=POOL_FROM_DECK
+    )
     return TurnModel(played_only, options), None
 
 
@@ -266,38 +273,48 @@ def _restrict_to(tm: TurnModel, wanted: Counter[Card]) -> cp_model.LinearExprT:
     the count of those laid net of swaps (a mexe-mexe 2 laid while its copy goes back to
     the hand lays nothing, R6), as the verdict's ``played`` counts them; the model already
     asks for at least one (a pass is no play)."""
-    used = tm.variables.hand_used
-    for card, var in used.items():
-        tm.model.add(var <= wanted[card])
+    hand = tm.data.hand_count
+    for card, var in tm.variables.hand_used.items():
+        if hand[card] > wanted[card]:  # (a model of the whole hand: shangai, manipulation)
+            tm.model.add(var <= wanted[card])
     return tm.variables.played
 
 
 def _proposal_melds_kept(
-    tm: TurnModel, position: Position, proposal: Move
-) -> list[cp_model.IntVar]:
+    tm: TurnModel, position: Position, proposal: Move, keys: Sequence[StandsKey]
+) -> list[cp_model.LinearExprT]:
     """Key 2 as the model sees it: per proposal meld that is a meld before left exactly as
     it was, a count bounded by the keep flags of the melds before of its kind (identical
-    melds before are interchangeable, so the copies are counted, not matched one by one)."""
-    wanted = Counter(_after_key(meld) for meld in proposal.table)
-    cards = {_after_key(meld): meld for meld in proposal.table}
+    melds before are interchangeable, so the copies are counted, not matched one by one);
+    per meld made new, and per copy of a meld before beyond the melds before of its kind,
+    a count of it laid (``suggest_melds``)."""
+    wanted = Counter(keys)
+    cards = dict(zip(keys, proposal.table, strict=True))
     before: dict[StandsKey, list[int]] = {}
     for index, classified in enumerate(position.readings):
         before.setdefault(_before_key(classified), []).append(index)
     keep = tm.variables.kept.keep
-    new = Counter({key: n for key, n in wanted.items() if key not in before})
-    counts = proposed_melds_held(tm, proposed_melds(position.ruleset, new, cards))
+    # The copies beyond the melds before of their kind can only be laid new.
+    new = Counter({key: n - len(before.get(key, ())) for key, n in wanted.items()})
+    new = +new
+    counts: list[cp_model.LinearExprT] = []
+    counts += proposed_melds_held(tm, proposed_melds(position.ruleset, new, cards))
     for key, copies in wanted.items():
         melds = before.get(key, [])
         if not melds:
             continue
-        count = tm.model.new_int_var(0, min(copies, len(melds)), "proposal_kept")
-        tm.model.add(count <= sum(keep[i] for i in melds))
+        flags = sum_of(keep[i] for i in melds)
+        if copies >= len(melds):
+            counts.append(flags)  # as many as are kept: the flags' sum itself
+            continue
+        count = tm.model.new_int_var(0, copies, "proposal_kept")
+        tm.model.add(count <= flags)
         counts.append(count)
     return counts
 
 
 def _nearest_objective(
-    tm: TurnModel, laid: cp_model.LinearExprT, kept: Sequence[cp_model.IntVar], melds: int
+    tm: TurnModel, laid: cp_model.LinearExprT, kept: Sequence[cp_model.LinearExprT], melds: int
 ) -> cp_model.LinearExprT:
     """The three keys as one sum, weighted by ``key_weights`` so that its order is the
     keys' lexicographic order; ``kept`` counts at most the proposal's ``melds`` (each
@@ -349,12 +366,15 @@ def _before_key(classified: MeldClassification) -> StandsKey:
     return stands_key((tc.card, v if w else None) for tc, v, w in stands)
 
 
-def kept_melds(proposal: Move, table: Sequence[Meld]) -> tuple[tuple[int, ...], tuple[bool, ...]]:
+def kept_melds(
+    proposal: Move, table: Sequence[Meld], keys: Sequence[StandsKey] | None = None
+) -> tuple[tuple[int, ...], tuple[bool, ...]]:
     """Key 2 read off a table: the indices of the proposal's melds that ``table`` holds
-    exactly, and per meld of ``table`` whether it is one of them (each matched once)."""
-    return suggestion.kept_by_key(
-        [_after_key(meld) for meld in proposal.table], [_after_key(meld) for meld in table]
-    )
+    exactly, and per meld of ``table`` whether it is one of them (each matched once).
+    ``keys``: the proposal's melds' keys, where already read."""
+    if keys is None:
+        keys = [_after_key(meld) for meld in proposal.table]
+    return suggestion.kept_by_key(keys, [_after_key(meld) for meld in table])
 
 
 def _checked(
@@ -372,13 +392,14 @@ def _checked(
     return solved_move(position, move, verdict)
 
 
-def _nearer(proposal: Move, one: SolvedMove, other: SolvedMove) -> bool:
+def _nearer(keys: Sequence[StandsKey], one: SolvedMove, other: SolvedMove) -> bool:
     """Is ``one`` nearer the proposal than ``other`` by keys 2 and 3 (the same cards laid)?"""
 
-    def keys(solved: SolvedMove) -> tuple[int, int]:
-        return len(kept_melds(proposal, solved.move.table)[0]), -solved.melds_changed
+    def nearness(solved: SolvedMove) -> tuple[int, int]:
+        table = [_after_key(meld) for meld in solved.move.table]
+        return len(suggestion.kept_by_key(keys, table)[0]), -solved.melds_changed
 
-    return keys(one) > keys(other)
+    return nearness(one) > nearness(other)
 
 
 def _judged(position: Position, move: Move, oracle: PlacedOracle | None) -> SolvedMove | None:

@@ -135,6 +135,9 @@ def proposed_melds_held(tm: TurnModel, melds: Sequence[ProposedMeld]) -> list[cp
             in_slots = [_slot_group(tm, j, meld) for j in range(len(slots))]
         if not fits:
             tm.model.add(in_pool == 0)
+        if not in_slots:
+            counts.append(in_pool)  # no slot: held only by the pool
+            continue
         count = tm.model.new_int_var(0, meld.copies, "proposal_held")
         tm.model.add(count <= in_pool + sum_of(in_slots))
         counts.append(count)
@@ -375,12 +378,17 @@ def _slot_run(tm: TurnModel, k: int, meld: ProposedMeld) -> cp_model.IntVar:
     places = {p: (natural, card) for (p, natural), card in zip(meld.run, meld.cards, strict=True)}
     in_run = tm.variables.wilds_in_slots.in_run
     wilds = tm.data.wilds
-    literals: list[cp_model.LinearExprT] = [slot.active, slot.is_run]
+    # (Not ``slot.active``: a run is an active slot, ``slots._build_slot``.)
+    literals: list[cp_model.LinearExprT] = [slot.is_run]
     if meld.run_suit is not None and slot.run_suit:
         literals.append(slot.run_suit[meld.run_suit])
     for p, occupied in slot.occupied.items():
         if p not in places:
-            m.add(exact <= 1 - occupied)
+            # A slot's run is one unbroken line of places (``slots._build_slot_run``) and
+            # the proposed run's places are one too: a place beside it left empty leaves
+            # every place beyond it empty, so only those two are written.
+            if p + 1 in places or p - 1 in places:
+                m.add(exact <= 1 - occupied)
             continue
         natural, card = places[p]
         own = [

@@ -53,6 +53,9 @@ class ModelOptions:
     # smaller model with the same tables. The searches of ``search`` ask for it; the
     # suggestion's proposed melds name their run templates, so its model keeps them.
     run_flow: bool = field(default=False, compare=False)
+    # The pool copied from the whole deck's where that applies (``pool_deck``, the
+    # suggestion's first try on mexe-mexe). Not compared: the model holds the same tables.
+    pool_from_deck: bool = field(default=False, compare=False)
 
 
 def turn_options(

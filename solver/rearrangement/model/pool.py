@@ -12,7 +12,7 @@ out so that each meld holds one, and the referee re-checks it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 
 from ortools.sat.python import cp_model
@@ -54,18 +54,7 @@ def build_pool(
     """The pool's variables and constraints; ``held``: which melds before stay as they
     were (a linked run among them takes its naturals, ``_build_run_naturals``)."""
     rs = data.ruleset
-    # Table wilds keeping their value may join the pool, unless they must stay in their
-    # meld's line (R7) or the table stays as it was.
-    pool_fixed = (
-        []
-        if rs.rearrangement.wild_lineage or data.options.keep_all
-        else list(range(len(data.wilds)))
-    )
-    suits: tuple[str | None, ...] = SUITS if data.same_suit else (None,)
-    fits = {
-        suit: [[i for i in pool_fixed if _fixed_fits(data, i, p, suit)] for p in data.positions]
-        for suit in suits
-    }
+    pool_fixed, suits, fits = table_wild_fits(data)
     flow: RunFlow | None = None
     runs: dict[RunKey, cp_model.IntVar] = {}
     covering: dict[str | None, list[list[cp_model.IntVar]]]
@@ -78,7 +67,8 @@ def build_pool(
     run_fill, run_free, run_fixed = _build_run_places(m, data, suits, fits, covering)
     deferred: RunNaturals | None = None
     if data.wild_runs_possible:
-        windows = _build_run_naturals(data, suits, runs, run_fill, held)
+        wilds = [*run_free.values(), *run_fixed.values()]
+        windows = _build_run_naturals(data, suits, runs, run_fill, held, wilds)
         if data.options.defer_run_naturals:
             deferred = windows
         else:
@@ -120,6 +110,46 @@ def build_pool(
     )
 
 
+def with_run_naturals(
+    m: cp_model.CpModel, data: TurnData, pool: PoolVariables, held: Sequence[cp_model.IntVar]
+) -> PoolVariables:
+    """R4's windows for a pool made without them (a copy of the deck's pool, ``pool_deck``,
+    made before the keep flags): written into ``m``, or kept to be checked where the
+    options defer them, as ``build_pool`` does."""
+    if not data.wild_runs_possible:
+        return pool
+    suits: tuple[str | None, ...] = SUITS if data.same_suit else (None,)
+    wilds = [*pool.run_free_wilds.values(), *pool.run_table_wilds.values()]
+    windows = _build_run_naturals(data, suits, pool.runs, pool.run_fill, held, wilds)
+    if data.options.defer_run_naturals:
+        return replace(pool, deferred_run_naturals=windows)
+    windows.add(m)
+    return pool
+
+
+# The table wilds that may join the pool, the runs' suits, per suit and place the wilds
+# that fit it (``table_wild_fits``).
+TableWildFits = tuple[list[int], tuple[str | None, ...], dict[str | None, list[list[int]]]]
+
+
+def table_wild_fits(data: TurnData) -> TableWildFits:
+    """The table wilds that may join the pool keeping their value, the runs' suits (None:
+    any), and per suit and run place the wilds that fit it."""
+    # Table wilds keeping their value may join the pool, unless they must stay in their
+    # meld's line (R7) or the table stays as it was.
+    pool_fixed = (
+        []
+        if data.ruleset.rearrangement.wild_lineage or data.options.keep_all
+        else list(range(len(data.wilds)))
+    )
+    suits: tuple[str | None, ...] = SUITS if data.same_suit else (None,)
+    fits = {
+        suit: [[i for i in pool_fixed if _fixed_fits(data, i, p, suit)] for p in data.positions]
+        for suit in suits
+    }
+    return pool_fixed, suits, fits
+
+
 def _fixed_fits(data: TurnData, i: int, p: int, suit: str | None) -> bool:
     """Table wild ``i`` keeps its value on run place ``p`` of ``suit``."""
     v = data.wilds[i].value
@@ -139,6 +169,9 @@ def _position_supply(data: TurnData, p: int, suit: str | None) -> int:
     return sum(data.natural_supply[(r, s)] for s in SUITS)
 
 
+RunShape = tuple[RunKey, int, int, int]  # a run template, its count's bound, first, last index
+
+
 def _build_runs(
     m: cp_model.CpModel,
     data: TurnData,
@@ -146,10 +179,31 @@ def _build_runs(
     fits: dict[str | None, list[list[int]]],
 ) -> tuple[dict[RunKey, cp_model.IntVar], dict[str | None, list[list[cp_model.IntVar]]]]:
     """A count per run template a play could lay, and per place the runs through it."""
+    runs: dict[RunKey, cp_model.IntVar] = {}
+    covering_runs: dict[str | None, list[list[cp_model.IntVar]]] = {
+        suit: [[] for _ in data.positions] for suit in suits
+    }
+    for key, bound, first, last in run_shapes(data, suits, fits, linked=True):
+        run = m.new_int_var(0, bound, "run")
+        runs[key] = run
+        covering = covering_runs[key[2]]
+        for q in range(first, last + 1):
+            covering[q].append(run)
+    return runs, covering_runs
+
+
+def run_shapes(
+    data: TurnData,
+    suits: tuple[str | None, ...],
+    fits: dict[str | None, list[list[int]]],
+    linked: bool,
+) -> Iterator[RunShape]:
+    """The run templates a play could lay, in the model's order, each with its count's
+    upper bound and the indices of its first and last place. ``linked``: also the shapes
+    of linked runs longer than the pool's own (a deck's pool, ``pool_deck``, has none)."""
     rs = data.ruleset
     pos = data.positions
     n_free = data.wild_supply
-    runs: dict[RunKey, cp_model.IntVar] = {}
     # Without a limit on new melds a long run is two shorter ones laid end to end, so
     # runs of up to 2*min-1 cards suffice (rebuild joins them again); this is the
     # classic Rummikub model reduction and keeps the model small.
@@ -160,26 +214,22 @@ def _build_runs(
     # are walked by index (sequence positions are consecutive), per suit.
     n_pos = len(pos)
     supply = {suit: [_position_supply(data, p, suit) for p in pos] for suit in suits}
-    covering_runs: dict[str | None, list[list[cp_model.IntVar]]] = {
-        suit: [[] for _ in pos] for suit in suits
-    }
     # A linked run longer than the pool's own runs still needs its own shape.
     linked_ends: dict[tuple[int, str | None], set[int]] = {}
-    for a, b, suit in data.linkable_runs.values():
+    for a, b, suit in data.linkable_runs.values() if linked else ():
         linked_ends.setdefault((a, suit), set()).add(b)
     for suit in suits:
         caps = [n + n_free + len(f) for n, f in zip(supply[suit], fits[suit], strict=True)]
         here_supply = supply[suit]
         here_fits = fits[suit]
-        covering = covering_runs[suit]
         for a_i, a in enumerate(pos):
             # Ends at indices first..usual-1, and those of linked runs from ``a``.
             first = a_i + rs.melds.min_sequence - 1
             usual = min(a_i + longest, n_pos)
-            linked = linked_ends.get((a, suit))
+            linked_b = linked_ends.get((a, suit))
             last = usual - 1
-            if linked:
-                last = max(last, max(linked) - a + a_i)
+            if linked_b:
+                last = max(last, max(linked_b) - a + a_i)
             elif first >= usual:
                 continue
             # Walk the run's places once: its capacity is the least place capacity so
@@ -201,13 +251,9 @@ def _build_runs(
                 if not natural or j < first:
                     continue
                 b = pos[j]
-                if j >= usual and b not in (linked or ()):
+                if j >= usual and b not in (linked_b or ()):
                     continue
-                run = m.new_int_var(0, min(cap, n_free // holes) if holes else cap, "run")
-                runs[(a, b, suit)] = run
-                for q in range(a_i, j + 1):
-                    covering[q].append(run)
-    return runs, covering_runs
+                yield (a, b, suit), min(cap, n_free // holes) if holes else cap, a_i, j
 
 
 def _build_run_places(
@@ -290,9 +336,17 @@ class RunNaturals:
     is the full model's optimum.
     """
 
-    def __init__(self, suits: list[_SuitWindows], longest: int) -> None:
+    def __init__(
+        self,
+        suits: list[_SuitWindows],
+        longest: int,
+        wilds: list[cp_model.IntVar],
+        least: int,
+    ) -> None:
         self._suits = suits
         self._longest = longest
+        self._wilds = wilds  # the wilds on run places: free ones, table wilds keeping a value
+        self._least = least  # a run's fewest cards
 
     def add(self, m: cp_model.CpModel) -> None:
         """Write every window's constraint into ``m``."""
@@ -303,7 +357,14 @@ class RunNaturals:
     def broken(self, value: Callable[[cp_model.LinearExprT], int]) -> bool:
         """Does the solution whose values ``value`` reads break a window? The same windows
         as ``add`` writes, their sums taken on the solution's numbers: running totals of
-        naturals, and only the runs and kept runs the solution lays."""
+        naturals, and only the runs and kept runs the solution lays.
+
+        Fewer wilds in runs than a run's fewest cards break none: the runs inside a broken
+        window, ``k`` of them, hold at least ``least * k`` cards of which fewer than ``k``
+        are naturals (a kept run's overlap is its own naturals), so at least
+        ``(least - 1) * k + 1 >= least`` wilds."""
+        if sum(map(value, self._wilds)) < self._least:
+            return False
         for windows in self._suits:
             shapes, kept = windows.shapes, windows.kept
             laid = [(a, b, n) for a, b, run in shapes if (n := value(run))]
@@ -386,8 +447,10 @@ def _build_run_naturals(
     runs: dict[RunKey, cp_model.IntVar],
     run_fill: dict[tuple[int, str], cp_model.LinearExprT],
     held: Sequence[cp_model.IntVar],
+    wilds: list[cp_model.IntVar],
 ) -> RunNaturals:
-    """The windows of R4 for the pool's runs (``RunNaturals``), per suit."""
+    """The windows of R4 for the pool's runs (``RunNaturals``), per suit; ``wilds``: the
+    counts of wilds on run places."""
     out: list[_SuitWindows] = []
     for suit in suits:
         shapes = [(a, b, run) for (a, b, s), run in runs.items() if s == suit]
@@ -399,9 +462,15 @@ def _build_run_naturals(
                 naturals.setdefault(p, []).append(fill)
         # A kept linked run is all natural and stays as it was: it needs no natural
         # handed out, and the naturals it holds serve no other run.
-        kept = [(a, b, held[k]) for k, (a, b, s) in data.linkable_runs.items() if s == suit]
+        # (A linked run longer than a deck's pool's runs holds its own cards, ``pool_deck``.)
+        kept = [
+            (a, b, held[k])
+            for k, (a, b, s) in data.linkable_runs.items()
+            if s == suit and (a, b, s) in runs
+        ]
         out.append(_SuitWindows(shapes, naturals, kept))
-    return RunNaturals(out, (3 * data.wild_supply - 3) // 2)
+    least = data.ruleset.melds.min_sequence
+    return RunNaturals(out, (3 * data.wild_supply - 3) // 2, wilds, least)
 
 
 def _build_groups_of_rank(

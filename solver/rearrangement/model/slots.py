@@ -95,10 +95,11 @@ def _build_slot_run(m: cp_model.CpModel, data: TurnData, slot: MeldSlot) -> None
         for s in SUITS:
             slot.run_suit[s] = m.new_bool_var("slot_suit")
         m.add(sum(slot.run_suit.values()) == isrun)
+    suits = _run_suits(data)
     for p in data.positions:
         r = rank_of_position(p)
         parts: list[cp_model.IntVar] = []
-        for s in SUITS:
+        for s in suits:
             if data.natural_supply[(r, s)]:
                 v = m.new_bool_var("slot_natural")
                 if data.same_suit:
@@ -111,6 +112,20 @@ def _build_slot_run(m: cp_model.CpModel, data: TurnData, slot: MeldSlot) -> None
             slot.run_free_wild[p] = m.new_bool_var("slot_free")
             parts.append(w)
         m.add(sum(parts) == slot.occupied[p])
+
+
+def _run_suits(data: TurnData) -> tuple[str, ...]:
+    """The suits of a run slot's naturals. Where runs are of one suit and every wild a slot
+    may release stands for a card of a suit, a slot's run is of one of those suits: it is
+    active only where it releases a wild (``constraints._build_slot_releases``), so it
+    holds the hand's natural of the wild's card (R5), which gives the run its suit. Else
+    (R7's lineage slots in vatikan, a wild standing for a rank) any suit."""
+    if not data.same_suit or data.ruleset.rearrangement.wild_lineage:
+        return SUITS
+    values = [data.wilds[i].value for i in data.releasable]
+    if any(v.suit is None for v in values):
+        return SUITS
+    return tuple(s for s in SUITS if any(v.suit == s for v in values))
 
 
 def _build_slot_group(m: cp_model.CpModel, data: TurnData, slot: MeldSlot) -> None:

@@ -22,7 +22,7 @@ from solver.rearrangement.model.constraints import (
 )
 from solver.rearrangement.model.data import TurnData
 from solver.rearrangement.model.objective import build_turn_rules
-from solver.rearrangement.model.pool import PoolVariables, build_pool
+from solver.rearrangement.model.pool import PoolVariables, build_pool, with_run_naturals
 from solver.rearrangement.model.slots import MeldSlot, build_slots
 
 
@@ -46,13 +46,19 @@ class TurnVariables:
     changed: cp_model.LinearExpr  # melds before not kept (an upper bound where D4 applies)
 
 
-def build_turn(m: cp_model.CpModel, data: TurnData) -> TurnVariables:
+def build_turn(
+    m: cp_model.CpModel, data: TurnData, pool: PoolVariables | None = None
+) -> TurnVariables:
     """The build steps in order: each adds one family of constraints and returns the
-    variables it made (the order fixes the variables' indices, and so the search)."""
+    variables it made (the order fixes the variables' indices, and so the search).
+    ``pool``: the pool already in ``m`` (a copy of the deck's, ``pool_deck``)."""
     hand_used = {c: m.new_int_var(0, k, "hand") for c, k in sorted(data.hand_count.items())}
     kept = build_kept_melds(m, data)
     released, to_hand = build_released(m, data)
-    pool = build_pool(m, data, kept.held)
+    if pool is None:
+        pool = build_pool(m, data, kept.held)
+    else:
+        pool = with_run_naturals(m, data, pool, kept.held)
     links = link_melds(m, data, kept, pool)
     slots = build_slots(m, data)
     wilds = build_wild_fates(m, data, kept, released, pool, slots)
