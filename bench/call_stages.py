@@ -77,7 +77,8 @@ def serve(port: int, times: str, serve_flags: Sequence[str] = ()) -> None:
     capacity.Capacity.lane_for = timed_lane_for  # type: ignore[assignment,method-assign]
     for method in TIMED:
         setattr(rummy.RummyServicer, method, timed(getattr(rummy.RummyServicer, method)))
-    cli(["serve", "--port", str(port), "--workers", "1", *serve_flags])
+    # One worker of `make run`'s server, pinned as there; a later --serve-flag wins.
+    cli(["serve", "--port", str(port), "--workers", "1", "--pin-calls", *serve_flags])
 
 
 def _last_call(times: int) -> tuple[int, int, int]:

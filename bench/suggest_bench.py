@@ -97,13 +97,17 @@ def server_cpu_ms(pid: int) -> float:
     return total / 1e6
 
 
+SERVE = [sys.executable, "-m", "service.cli", "serve"]
+
+
 @contextlib.contextmanager
 def started_server() -> Iterator[tuple[rummy_pb2_grpc.RummyServiceStub, int]]:
     """A stub on a one-worker server started for the run, and the server's process id (with
     more workers, the calls' CPU would be in processes other than the one measured)."""
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "1"],
+        # One worker of `make run`'s server, its call path pinned as there.
+        [*SERVE, "--port", str(port), "--workers", "1", "--pin-calls"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

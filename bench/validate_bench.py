@@ -268,7 +268,9 @@ def carrossel_target(
         port = free_port()
         address = f"127.0.0.1:{port}"
         serve = [sys.executable, "-m", "service.cli", "serve", "--port", str(port)]
-        serve += [] if pin_calls else ["--no-pin-calls"]
+        # One worker of `make run`'s server, pinned as each of its workers is on a machine
+        # of its own (`serve` alone would not pin one process on two cores).
+        serve += ["--pin-calls"] if pin_calls else ["--no-pin-calls"]
         process, channel = _start([*serve, "--workers", str(workers)], port)
     else:
         channel = grpc.insecure_channel(address)
