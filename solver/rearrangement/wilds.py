@@ -51,8 +51,17 @@ from enum import Enum
 from solver.core.cards import SUIT_GLYPHS, Card, TableCard, WildValue, rank_name
 from solver.core.rulesets import Ruleset
 from solver.core.violations import Violation, ViolationCode
-from solver.rummy.conservation import CardFlow, table_readings
-from solver.rummy.melds import MeldKind, Reading, card_text
+from solver.rummy.conservation import CardFlow
+from solver.rummy.melds import (
+    CLASSIFY_CACHE_SIZE,
+    MeldKind,
+    Reading,
+    RulesetKey,
+    card_text,
+    classify,
+    memo_by_meld_object,
+    ruleset_key,
+)
 from solver.rummy.position import Position
 
 EXPLAIN_NODE_LIMIT = 50_000
@@ -98,16 +107,91 @@ class BeforeWild:
 
 def before_wilds(position: Position) -> list[BeforeWild]:
     """Every wild of the table before, with the value it must keep (R4, R5)."""
-    out: list[BeforeWild] = []
-    before = table_readings(position)
-    for i, (meld, reading) in enumerate(zip(position.table, before, strict=True)):
-        suited = reading.kind is MeldKind.SEQUENCE and reading.suit is not None
-        for k, (tc, is_wild) in enumerate(zip(meld, reading.wild, strict=True)):
-            if is_wild:
-                value = reading.values[k]
-                kept = WildValue(value.rank, value.suit if suited else None)
-                out.append(BeforeWild(i, k, tc.card, kept))
-    return out
+    key = ruleset_key(position.ruleset)
+    return [
+        BeforeWild(i, k, card, value)
+        for i, meld in enumerate(position.table)
+        for k, card, value in _wilds_of(key, meld)
+    ]
+
+
+@memo_by_meld_object
+def _wilds_of(
+    key: RulesetKey, meld: tuple[TableCard, ...]
+) -> tuple[tuple[int, Card, WildValue], ...]:
+    """A meld of the table before (valid: the parse checked): each wild's index, card and
+    the value it must keep; kept per meld object, as most melds recur from call to call."""
+    reading = classify(key.ruleset, meld).reading
+    if True not in reading.wild:
+        return ()
+    suited = reading.kind is MeldKind.SEQUENCE and reading.suit is not None
+    return tuple(
+        (k, tc.card, WildValue(value.rank, value.suit if suited else None))
+        for k, (tc, value, is_wild) in enumerate(
+            zip(meld, reading.values, reading.wild, strict=True)
+        )
+        if is_wild
+    )
+
+
+@dataclass(frozen=True)
+class _AfterFacts:
+    """What the accounting reads of one meld after the play under one reading."""
+
+    naturals: dict[Card, tuple[int, ...]]  # each natural card: its indices in the meld
+    places: dict[Card, tuple[int, ...]]  # each card, wild or natural: its indices
+    group_suits: frozenset[str]  # a group's suits (the values' where written)
+
+
+def _read_after(ruleset: Ruleset, meld: AfterMeld) -> _AfterFacts:
+    reading = meld.reading
+    if reading is not None:
+        wild_flags: Sequence[bool] = reading.wild
+    else:
+        wild_flags = [ruleset.is_always_wild(tc.card) for tc in meld.cards]
+    naturals: dict[Card, list[int]] = {}
+    places: dict[Card, list[int]] = {}
+    for k, (tc, is_wild) in enumerate(zip(meld.cards, wild_flags, strict=True)):
+        places.setdefault(tc.card, []).append(k)
+        if not is_wild:
+            naturals.setdefault(tc.card, []).append(k)
+    suits: frozenset[str] = frozenset()
+    if reading is not None and reading.kind is MeldKind.GROUP:
+        suits = frozenset(v.suit for v in reading.values if v.suit)
+    return _AfterFacts(
+        {card: tuple(ks) for card, ks in naturals.items()},
+        {card: tuple(ks) for card, ks in places.items()},
+        suits,
+    )
+
+
+# (id of the meld's cards, id of its reading) -> (cards, reading, ruleset key, facts). An
+# entry holds its meld and reading, so neither id can be another object's while it is there.
+_AFTER_FACTS: dict[tuple[int, int], tuple[object, object, RulesetKey, _AfterFacts]] = {}
+
+
+def _after_facts(key: RulesetKey, meld: AfterMeld) -> _AfterFacts:
+    """``_read_after``, kept per meld object and reading: the move's melds are interned by
+    the parse and their readings come from ``classify``'s cache, so a meld seen before (most
+    of a move's) costs a look-up instead of a pass over its cards."""
+    cards, reading = meld.cards, meld.reading
+    known = _AFTER_FACTS.get((id(cards), id(reading)))
+    if known is not None and known[0] is cards and known[1] is reading and known[2] is key:
+        return known[3]
+    facts = _read_after(key.ruleset, meld)
+    if type(cards) is tuple:  # a list may change after this
+        if len(_AFTER_FACTS) >= CLASSIFY_CACHE_SIZE:
+            _AFTER_FACTS.clear()
+        _AFTER_FACTS[(id(cards), id(reading))] = (cards, reading, key, facts)
+    return facts
+
+
+@memo_by_meld_object
+def _naturals_before(key: RulesetKey, meld: tuple[TableCard, ...]) -> Counter[Card]:
+    """The natural cards of a meld of the table before (valid: the parse checked), counted;
+    shared between calls, so read, never changed."""
+    wild = classify(key.ruleset, meld).reading.wild
+    return Counter(tc.card for tc, w in zip(meld, wild, strict=True) if not w)
 
 
 class Fate(Enum):
@@ -168,66 +252,45 @@ class WildAccounting:
     # --- static facts -----------------------------------------------------------------
 
     def _index_tables(self) -> None:
-        ruleset = self.ruleset
+        key = ruleset_key(self.ruleset)
         # Links start at a wild's meld (its lineage, or its release), so only the few melds
         # that held a wild need their naturals: a large table has many more.
-        self.nat_before: dict[int, Counter[Card]] = {}
-        before = table_readings(self.position)
-        for i in sorted({w.meld for w in self.wilds}):
-            cards, wild = self.position.table[i], before[i].wild
-            self.nat_before[i] = Counter(
-                tc.card for tc, w in zip(cards, wild, strict=True) if not w
-            )
-        # Every slot of a card that was a wild before (only those are looked up), and each
-        # meld's natural slots by card; one pass over the cards, a wild flag read per card
-        # from the reading rather than asked of the meld.
-        wild_cards = {w.card for w in self.wilds}
-        self.slots_by_card: dict[Card, list[CardPlace]] = {}
-        self.natural_slots: list[dict[Card, list[CardPlace]]] = []
-        self.group_suits: list[set[str]] = []
-        for j, meld in enumerate(self.after):
-            naturals: dict[Card, list[CardPlace]] = {}
-            if meld.reading is not None:
-                wild_flags: Sequence[bool] = meld.reading.wild
-            else:
-                wild_flags = [ruleset.is_always_wild(tc.card) for tc in meld.cards]
-            for k, (tc, is_wild) in enumerate(zip(meld.cards, wild_flags, strict=True)):
-                card = tc.card
-                if card in wild_cards:
-                    self.slots_by_card.setdefault(card, []).append((j, k))
-                if not is_wild:
-                    places = naturals.get(card)
-                    if places is None:
-                        naturals[card] = [(j, k)]
-                    else:
-                        places.append((j, k))
-            self.natural_slots.append(naturals)
-            suits: set[str] = set()
-            if meld.reading is not None and meld.reading.kind is MeldKind.GROUP:
-                suits = {v.suit for v in meld.reading.values if v.suit}
-            self.group_suits.append(suits)
-        # Through an index of the after melds holding each natural card, not a scan of
-        # every pair of melds.
-        holders: dict[Card, list[int]] = {}
-        for j, slots in enumerate(self.natural_slots):
-            for card in slots:
-                holders.setdefault(card, []).append(j)
-        self.possible: set[Link] = {
-            (i, j)
-            for i, nat in self.nat_before.items()
-            for card in nat
-            for j in holders.get(card, ())
+        self.nat_before: dict[int, Counter[Card]] = {
+            i: _naturals_before(key, self.position.table[i])
+            for i in sorted({w.meld for w in self.wilds})
         }
+        # What each meld after holds, read once per meld object and reading (a move repeats
+        # most of its melds, and melds recur across moves): natural slots by card, as
+        # indices in the meld; every slot by card; a group's suits.
+        facts = [_after_facts(key, meld) for meld in self.after]
+        self.natural_slots: list[dict[Card, tuple[int, ...]]] = [f.naturals for f in facts]
+        self.group_suits: list[frozenset[str]] = [f.group_suits for f in facts]
+        # Every slot of a card that was a wild before (only those are looked up).
+        self.slots_by_card: dict[Card, list[CardPlace]] = {
+            card: [(j, k) for j, f in enumerate(facts) for k in f.places.get(card, ())]
+            for card in {w.card for w in self.wilds}
+        }
+        # After melds sharing a natural card with each wild's meld before, in table order.
+        self.links_from: dict[int, list[int]] = {
+            i: [j for j, f in enumerate(facts) if not nat.keys().isdisjoint(f.naturals)]
+            for i, nat in self.nat_before.items()
+        }
+        self.possible: set[Link] = {(i, j) for i, js in self.links_from.items() for j in js}
 
     def _releasers(self, wild: BeforeWild) -> list[CardPlace]:
         """Natural slots where a hand card of the wild's value would release it."""
+        value = wild.value
+        # The hand's laid cards are few: those of the wild's value, then their slots.
+        releasing = {card for card in self.hand_budget if value.stands_for(card)}
+        if not releasing:
+            return []
         out: list[CardPlace] = []
-        for j, meld in enumerate(self.after):
-            if meld.reading is None or (wild.meld, j) not in self.possible:
+        for j in self.links_from.get(wild.meld, ()):
+            if self.after[j].reading is None:
                 continue
-            for card, slots in self.natural_slots[j].items():
-                if wild.value.stands_for(card) and self.hand_budget[card] > 0:
-                    out.extend(slots)
+            for card, ks in self.natural_slots[j].items():
+                if card in releasing:
+                    out.extend((j, k) for k in ks)
         return out
 
     def value_fits(self, wild: BeforeWild, slot: CardPlace) -> tuple[bool, tuple[int, str] | None]:
@@ -335,7 +398,7 @@ class WildAccounting:
         taken_into: Counter[tuple[int, Card]] = Counter()
 
         def capacity_into(j: int, card: Card) -> int:
-            return sum(1 for s in self.natural_slots[j].get(card, ()) if s not in used)
+            return sum(1 for k in self.natural_slots[j].get(card, ()) if (j, k) not in used)
 
         def assign(n: int) -> bool:
             if n == len(links):
