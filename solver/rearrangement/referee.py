@@ -54,6 +54,7 @@ from solver.rummy.melds import (
     ambiguity_reason,
     cited_rule,
     classify,
+    normalized_meld,
     ordinal,
     repair_hint,
 )
@@ -355,8 +356,9 @@ def _judge(
     violations.extend(
         opening_value_violations(position, move.table, readings, change, played_count)
     )
+    ruleset = position.ruleset
     table = [
-        meld if reading is None else reading.normalized(meld)
+        meld if reading is None else normalized_meld(ruleset, meld, reading)
         for meld, reading in zip(move.table, readings, strict=True)
     ]
     # A wild carried into a group keeps the suit it stood for (R4): written where it is.

@@ -53,12 +53,12 @@ from solver.core.rulesets import Ruleset
 from solver.core.violations import Violation, ViolationCode
 from solver.rummy.conservation import CardFlow
 from solver.rummy.melds import (
-    CLASSIFY_CACHE_SIZE,
     MeldKind,
     Reading,
     RulesetKey,
     card_text,
     classify,
+    memo_by_meld_and_reading,
     memo_by_meld_object,
     ruleset_key,
 )
@@ -143,15 +143,16 @@ class _AfterFacts:
     group_suits: frozenset[str]  # a group's suits (the values' where written)
 
 
-def _read_after(ruleset: Ruleset, meld: AfterMeld) -> _AfterFacts:
-    reading = meld.reading
+def _read_after(
+    key: RulesetKey, cards: tuple[TableCard, ...], reading: Reading | None
+) -> _AfterFacts:
     if reading is not None:
         wild_flags: Sequence[bool] = reading.wild
     else:
-        wild_flags = [ruleset.is_always_wild(tc.card) for tc in meld.cards]
+        wild_flags = [key.ruleset.is_always_wild(tc.card) for tc in cards]
     naturals: dict[Card, list[int]] = {}
     places: dict[Card, list[int]] = {}
-    for k, (tc, is_wild) in enumerate(zip(meld.cards, wild_flags, strict=True)):
+    for k, (tc, is_wild) in enumerate(zip(cards, wild_flags, strict=True)):
         places.setdefault(tc.card, []).append(k)
         if not is_wild:
             naturals.setdefault(tc.card, []).append(k)
@@ -165,25 +166,10 @@ def _read_after(ruleset: Ruleset, meld: AfterMeld) -> _AfterFacts:
     )
 
 
-# (id of the meld's cards, id of its reading) -> (cards, reading, ruleset key, facts). An
-# entry holds its meld and reading, so neither id can be another object's while it is there.
-_AFTER_FACTS: dict[tuple[int, int], tuple[object, object, RulesetKey, _AfterFacts]] = {}
-
-
-def _after_facts(key: RulesetKey, meld: AfterMeld) -> _AfterFacts:
-    """``_read_after``, kept per meld object and reading: the move's melds are interned by
-    the parse and their readings come from ``classify``'s cache, so a meld seen before (most
-    of a move's) costs a look-up instead of a pass over its cards."""
-    cards, reading = meld.cards, meld.reading
-    known = _AFTER_FACTS.get((id(cards), id(reading)))
-    if known is not None and known[0] is cards and known[1] is reading and known[2] is key:
-        return known[3]
-    facts = _read_after(key.ruleset, meld)
-    if type(cards) is tuple:  # a list may change after this
-        if len(_AFTER_FACTS) >= CLASSIFY_CACHE_SIZE:
-            _AFTER_FACTS.clear()
-        _AFTER_FACTS[(id(cards), id(reading))] = (cards, reading, key, facts)
-    return facts
+# Kept per meld object and reading: the move's melds are interned by the parse and their
+# readings come from ``classify``'s cache, so a meld seen before (most of a move's) costs a
+# look-up instead of a pass over its cards.
+_after_facts = memo_by_meld_and_reading(_read_after)
 
 
 @memo_by_meld_object
@@ -262,7 +248,7 @@ class WildAccounting:
         # What each meld after holds, read once per meld object and reading (a move repeats
         # most of its melds, and melds recur across moves): natural slots by card, as
         # indices in the meld; every slot by card; a group's suits.
-        facts = [_after_facts(key, meld) for meld in self.after]
+        facts = [_after_facts(key, meld.cards, meld.reading) for meld in self.after]
         self.natural_slots: list[dict[Card, tuple[int, ...]]] = [f.naturals for f in facts]
         self.group_suits: list[frozenset[str]] = [f.group_suits for f in facts]
         # Every slot of a card that was a wild before (only those are looked up).
