@@ -47,6 +47,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import NamedTuple
 
 from solver.core.cards import SUIT_GLYPHS, Card, TableCard, WildValue, rank_name
 from solver.core.rulesets import Ruleset
@@ -82,9 +83,11 @@ def meld_text(cards: Sequence[TableCard]) -> str:
     return " ".join(card_text(tc.card) for tc in cards)
 
 
-@dataclass(frozen=True)
-class AfterMeld:
-    """A meld of the move's table with the reading chosen for it (None: invalid meld)."""
+class AfterMeld(NamedTuple):
+    """A meld of the move's table with the reading chosen for it (None: invalid meld).
+
+    A named tuple, not a frozen dataclass: the referee makes one per meld of every reading
+    it judges, and a tuple is made in C (a frozen dataclass sets each field in Python)."""
 
     cards: tuple[TableCard, ...]
     reading: Reading | None
@@ -188,9 +191,9 @@ class Fate(Enum):
     MISSING = "missing"  # nowhere: conservation reports it
 
 
-@dataclass(frozen=True)
-class Option:
-    """One possible fate of a before-wild, with what it needs and what it costs."""
+class Option(NamedTuple):
+    """One possible fate of a before-wild, with what it needs and what it costs (a named
+    tuple, as ``AfterMeld``: a wild has several, made on every judged move)."""
 
     fate: Fate
     dest: CardPlace | None = None
