@@ -259,12 +259,24 @@ class WildAccounting:
             card: [(j, k) for j, f in enumerate(facts) for k in f.places.get(card, ())]
             for card in {w.card for w in self.wilds}
         }
-        # After melds sharing a natural card with each wild's meld before, in table order.
-        self.links_from: dict[int, list[int]] = {
-            i: [j for j, f in enumerate(facts) if not nat.keys().isdisjoint(f.naturals)]
-            for i, nat in self.nat_before.items()
-        }
-        self.possible: set[Link] = {(i, j) for i, js in self.links_from.items() for j in js}
+        # Which after melds can continue each wild's meld: asked per wild meld when first
+        # needed (a release's melds, vatikan's lineage), not for every pair up front.
+        self._links_from: dict[int, list[int]] = {}
+
+    def links_from(self, i: int) -> list[int]:
+        """The after melds sharing a natural card with meld ``i`` before (the wild's meld), in
+        table order: those a link from it can reach."""
+        js = self._links_from.get(i)
+        if js is None:
+            nat = self.nat_before[i].keys()
+            js = [j for j, slots in enumerate(self.natural_slots) if not nat.isdisjoint(slots)]
+            self._links_from[i] = js
+        return js
+
+    @property
+    def possible(self) -> set[Link]:
+        """Every link some natural card could carry (wild meld before, meld after)."""
+        return {(i, j) for i in self.nat_before for j in self.links_from(i)}
 
     def _releasers(self, wild: BeforeWild) -> list[CardPlace]:
         """Natural slots where a hand card of the wild's value would release it."""
@@ -274,7 +286,7 @@ class WildAccounting:
         if not releasing:
             return []
         out: list[CardPlace] = []
-        for j in self.links_from.get(wild.meld, ()):
+        for j in self.links_from(wild.meld):
             if self.after[j].reading is None:
                 continue
             for card, ks in self.natural_slots[j].items():
@@ -321,7 +333,7 @@ class WildAccounting:
                 if not lineage:
                     free.append(Option(Fate.SLOT, dest=slot, carried=carried))
                     kept = carried is None
-                elif (wild.meld, j) in self.possible:
+                elif j in self.links_from(wild.meld):
                     free.append(Option(Fate.SLOT, dest=slot, carried=carried, link=(wild.meld, j)))
             if kept:
                 continue  # releasing it here would gain nothing
@@ -336,7 +348,7 @@ class WildAccounting:
             # Vatikan, a new value: R5 broken, and R7 too unless the meld continues the
             # wild's own; every broken rule is listed (SPEC §4).
             changed = ViolationCode.WILD_VALUE_CHANGED
-            if (wild.meld, j) in self.possible:
+            if j in self.links_from(wild.meld):
                 costly.append(Option(Fate.SLOT, dest=slot, violation=changed, link=(wild.meld, j)))
             costly.append(Option(Fate.SLOT, dest=slot, violation=changed, strayed=True))
         if self.back_budget[wild.card] > 0:
