@@ -53,7 +53,7 @@ from solver.rummy.melds import (
     Reading,
     ambiguity_reason,
     cited_rule,
-    classify,
+    classify_all,
     normalized_meld,
     ordinal,
     repair_hint,
@@ -111,7 +111,7 @@ def judge_move(
     flow = count_flow(position, move)
     violations = conservation_violations(position, move, flow)
 
-    verdicts = [classify(ruleset, meld) for meld in move.table]
+    verdicts = classify_all(ruleset, move.table)
     violations.extend(_invalid_melds(position.ruleset, verdicts))
     change = table_change(ruleset, position.table, move.table)
     played_count = flow.played_count

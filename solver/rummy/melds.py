@@ -13,7 +13,7 @@ import functools
 import operator
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TypeVar
@@ -363,6 +363,14 @@ def normalized_meld(
 def classify(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldClassification:
     """Decide sequence / group / invalid (with the reason) / ambiguous for one meld."""
     return _classify_meld(ruleset_key(ruleset), cards)
+
+
+def classify_all(
+    ruleset: Ruleset, melds: Iterable[Sequence[TableCard]]
+) -> list[MeldClassification]:
+    """``classify`` of every meld, the ruleset's key found once (a table's melds are some
+    fifteen look-ups a call, twice: the position's and the move's)."""
+    return list(map(functools.partial(_classify_meld, ruleset_key(ruleset)), melds))
 
 
 # A verdict is a pure function of immutable inputs, and most melds of a move are the
