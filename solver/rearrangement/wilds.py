@@ -233,6 +233,11 @@ class WildAccounting:
         self.flow = flow
         self.wilds = before_wilds(position)
         self.hand_budget: Counter[Card] = flow.played & flow.hand
+        # The natural cards the hand lays, by rank: a wild's releasers are among its rank's.
+        self.laid_by_rank: dict[int, list[Card]] = {}
+        for card in self.hand_budget:
+            if card.is_ordinary:
+                self.laid_by_rank.setdefault(card.rank, []).append(card)
         self.back_budget: Counter[Card] = Counter(
             {c: min(n, flow.wild_before[c]) for c, n in flow.back.items()}
         )
@@ -282,7 +287,11 @@ class WildAccounting:
         """Natural slots where a hand card of the wild's value would release it."""
         value = wild.value
         # The hand's laid cards are few: those of the wild's value, then their slots.
-        releasing = {card for card in self.hand_budget if value.stands_for(card)}
+        releasing = {
+            card
+            for card in self.laid_by_rank.get(value.rank, ())
+            if value.suit is None or value.suit == card.suit
+        }
         if not releasing:
             return []
         out: list[CardPlace] = []
@@ -481,10 +490,12 @@ class _State:
         self.missing_used: Counter[Card] = Counter()
         self.links: Counter[Link] = Counter()
         self.carried: Counter[tuple[int, str]] = Counter()
-        # How many wilds of each card come at or after each depth (for the to_hand count).
-        self.left: list[Counter[Card]] = []
-        for n in range(len(wilds) + 1):
-            self.left.append(Counter(w.card for w in wilds[n:]))
+        # Per depth, how many wilds after it have its wild's card (for the to_hand count):
+        # the only count of the wilds left that the search reads.
+        self.later_same: list[int] = [
+            sum(1 for later in wilds[n + 1 :] if later.card == wild.card)
+            for n, wild in enumerate(wilds)
+        ]
 
     def _allowed(self, option: Option) -> bool:
         acc = self.acc
@@ -531,7 +542,7 @@ class _State:
             return False
         # Enough wilds of this card must remain to fill to_hand.
         still = acc.back_budget[card] - self.back_used[card] - (option.fate is Fate.BACK)
-        return still <= self.left[depth + 1][card]
+        return still <= self.later_same[depth]
 
     def _claims(self, chosen: Sequence[Option]) -> _Claims:
         """The suits the fates claim in groups, told apart by meld content, not position."""
