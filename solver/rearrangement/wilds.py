@@ -232,7 +232,7 @@ class WildAccounting:
         self.after = list(after)
         self.flow = flow
         self.wilds = before_wilds(position)
-        self.hand_budget: Counter[Card] = flow.played & flow.hand
+        self.hand_budget: Counter[Card] = flow.from_hand  # played & hand, read only
         # The natural cards the hand lays, by rank: a wild's releasers are among its rank's.
         self.laid_by_rank: dict[int, list[Card]] = {}
         for card in self.hand_budget:
