@@ -34,6 +34,11 @@ adds cProfile's top N entries by own time.
     .venv/bin/python -m bench.validate_bench --no-echo --target 127.0.0.1:50051@PID \
         --target 127.0.0.1:50052@PID2   # two servers (before/after), interleaved rounds
     .venv/bin/python -m bench.validate_bench --parts --profile 15
+    .venv/bin/python -m bench.validate_bench --n 40 --save-proposals /tmp/p.pkl --answers /tmp/a
+    .venv/bin/python -m bench.validate_bench --load-proposals /tmp/p.pkl --answers /tmp/b
+
+The last two check a speed change: the same saved requests judged by two trees must give
+the same answers, byte for byte (the same sha256 printed).
 """
 
 from __future__ import annotations
@@ -41,8 +46,10 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
+import hashlib
 import io
 import os
+import pickle
 import pstats
 import random
 import subprocess
@@ -375,7 +382,9 @@ def report(times: Times) -> list[str]:
         cpu = ""
         if label == "all" and times.cpu_s.get((name, gap)):
             cpu = f"{times.cpu_s[(name, gap)] / len(values) * 1000:.3f}"
-        title = f"{name}, {gap}" if label == "all" else f"  {label}"
+        # With two servers (``--target`` twice) each ruleset's line names its server.
+        server = name.removeprefix("ValidateMove").strip()
+        title = f"{name}, {gap}" if label == "all" else f"  {label} {server}".rstrip()
         lines.append(
             f"{title:<{width}} {len(values):>6} {percentile(values, 50):>6.3f} "
             f"{percentile(values, 90):>6.3f} {percentile(values, 99):>6.3f} {cpu:>8}"
@@ -469,6 +478,43 @@ def cpu_parts(calls: Sequence[Proposal], rounds: int, profile_top: int) -> list[
     return lines
 
 
+# --- the answers, for checking that a change leaves them as they were ----------------------
+
+
+def save_proposals(calls: Sequence[Proposal], path: str) -> None:
+    """The proposals as (ruleset, legal, request bytes), so that two trees whose solvers
+    differ judge the very same requests."""
+    with open(path, "wb") as out:
+        pickle.dump([(p.ruleset, p.legal, p.request.SerializeToString()) for p in calls], out)
+
+
+def load_proposals(path: str) -> list[Proposal]:
+    with open(path, "rb") as source:
+        saved = pickle.load(source)  # a file this bench wrote (``--save-proposals``)
+    return [
+        Proposal(ruleset, legal, rummy_pb2.ValidateMoveRequest.FromString(wire))
+        for ruleset, legal, wire in saved
+    ]
+
+
+def write_answers(calls: Sequence[Proposal], path: str) -> str:
+    """Judge every proposal twice through the servicer's path (parse, referee with R8's
+    search, answer) and write the answers' bytes; the line printed ends with their digest."""
+    context = _Context()
+    answers: list[bytes] = []
+    for _ in range(2):
+        for proposal in calls:
+            call = validate_move_call(proposal.request)
+            assert call.move is not None
+            oracle = bounded_search(context)  # type: ignore[arg-type]
+            verdict = validate_move(call.position, call.move, max_placed=oracle)
+            answers.append(verdict_to_proto(verdict).SerializeToString())
+    with open(path, "wb") as out:
+        pickle.dump(answers, out)
+    digest = hashlib.sha256(b"".join(len(a).to_bytes(4, "big") + a for a in answers))
+    return f"{len(answers)} answers written to {path}; sha256 {digest.hexdigest()}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=20, help="positions per ruleset")
@@ -493,6 +539,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--parts", action="store_true", help="no servers: CPU per part of a call in process"
     )
     parser.add_argument("--profile", type=int, default=0, help="with --parts: cProfile's top N")
+    parser.add_argument(
+        "--save-proposals", metavar="PATH", help="write the proposals (request bytes) to PATH"
+    )
+    parser.add_argument(
+        "--load-proposals", metavar="PATH", help="read the proposals from PATH, not solving"
+    )
+    parser.add_argument(
+        "--answers",
+        metavar="PATH",
+        help="no servers: judge every proposal twice in process (the second pass hits every "
+        "cache), write the serialized answers to PATH and print their digest",
+    )
     parser.add_argument("--serve-echo", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--intercepted", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument(
@@ -509,13 +567,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if any(not address.startswith(loopback) for address in args.target or ()):
         parser.error("--target must be a loopback address")
     print(f"bench.validate_bench: {machine()}", flush=True)
-    calls = proposals(args.rulesets.split(","), args.n, args.seed)
+    if args.load_proposals:
+        calls = load_proposals(args.load_proposals)
+    else:
+        calls = proposals(args.rulesets.split(","), args.n, args.seed)
+    if args.save_proposals:
+        save_proposals(calls, args.save_proposals)
     legal = sum(p.legal for p in calls)
     print(
         f"{len(calls)} proposals ({legal} legal, {len(calls) - legal} illegal) on mid tables "
         f"of {args.rulesets}; {args.rounds} rounds, workers {args.workers}",
         flush=True,
     )
+    if args.answers:
+        print(write_answers(calls, args.answers))
+        return 0
     if args.parts:
         for line in cpu_parts(calls, args.rounds, args.profile):
             print(line)

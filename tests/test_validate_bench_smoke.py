@@ -4,6 +4,7 @@ and pause, and per ruleset and kind of proposal. No timing is asserted."""
 
 from __future__ import annotations
 
+import pathlib
 import re
 
 import pytest
@@ -74,3 +75,30 @@ def test_a_proto_echo_run_prints_its_two_clients(capsys: pytest.CaptureFixture[s
     out = capsys.readouterr().out
     for server in ("proto echo", "proto echo, raw answer", "ValidateMove"):
         assert re.search(rf"^{re.escape(server)}, back to back +\d+ ", out, re.MULTILINE), out
+
+
+def test_answers_are_written_for_saved_proposals(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--save-proposals`` then ``--load-proposals --answers``: the same requests judged
+    twice each, their answers written, the digest printed; a second run prints the same."""
+    import pickle
+
+    from carrossel.v1 import rummy_pb2
+
+    saved = str(tmp_path / "proposals.pkl")
+    argv = ["--n", "1", "--rulesets", "carrossel", "--save-proposals", saved, "--answers"]
+    assert validate_bench.main([*argv, str(tmp_path / "a.pkl")]) == 0
+    first = capsys.readouterr().out.strip().splitlines()[-1]
+    assert validate_bench.main(["--load-proposals", saved, "--answers", str(tmp_path / "b")]) == 0
+    second = capsys.readouterr().out.strip().splitlines()[-1]
+    digest = re.compile(r"sha256 ([0-9a-f]{64})$")
+    first_digest, second_digest = digest.search(first), digest.search(second)
+    assert first_digest and second_digest and first_digest[1] == second_digest[1]
+    calls = validate_bench.load_proposals(saved)
+    with open(tmp_path / "b", "rb") as source:
+        answers = pickle.load(source)
+    assert len(answers) == 2 * len(calls) > 0
+    for proposal, wire in zip(calls, answers, strict=False):
+        answer = rummy_pb2.ValidateMoveResponse.FromString(wire)
+        assert answer.legal is proposal.legal

@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from solver.core.cards import Card, TableCard, sort_key
+from solver.core.cards import Card, TableCard, WildValue, sort_key
 from solver.core.rulesets import Ruleset
 from solver.core.violations import Violation, ViolationCode
 from solver.rearrangement.turns import (
@@ -53,7 +53,8 @@ from solver.rummy.melds import (
     Reading,
     ambiguity_reason,
     cited_rule,
-    classify,
+    classify_all,
+    normalized_meld,
     ordinal,
     repair_hint,
 )
@@ -110,7 +111,7 @@ def judge_move(
     flow = count_flow(position, move)
     violations = conservation_violations(position, move, flow)
 
-    verdicts = [classify(ruleset, meld) for meld in move.table]
+    verdicts = classify_all(ruleset, move.table)
     violations.extend(_invalid_melds(position.ruleset, verdicts))
     change = table_change(ruleset, position.table, move.table)
     played_count = flow.played_count
@@ -344,9 +345,13 @@ def _judge(
     played_count: int,
 ) -> _TableReading:
     """The rules that depend on how the move's melds are read (R5, R7, R8's opening)."""
-    after = [AfterMeld(meld, r) for meld, r in zip(move.table, readings, strict=True)]
-    outcome = account_wilds(position, after, flow)
-    violations = list(outcome.violations)
+    violations: list[Violation] = []
+    carried_values: dict[tuple[int, int], WildValue] = {}
+    if flow.wild_before:  # else no wild to account for (R5), and no meld to wrap for it
+        after = [AfterMeld(meld, r) for meld, r in zip(move.table, readings, strict=True)]
+        outcome = account_wilds(position, after, flow)
+        violations.extend(outcome.violations)
+        carried_values = outcome.values
     if _first_meld_rule_applies(position):  # vatikan's rule alone reads the groups before
         before_groups = sum(1 for r in table_readings(position) if r.kind is MeldKind.GROUP)
         violations.extend(
@@ -355,12 +360,13 @@ def _judge(
     violations.extend(
         opening_value_violations(position, move.table, readings, change, played_count)
     )
+    ruleset = position.ruleset
     table = [
-        meld if reading is None else reading.normalized(meld)
+        meld if reading is None else normalized_meld(ruleset, meld, reading)
         for meld, reading in zip(move.table, readings, strict=True)
     ]
     # A wild carried into a group keeps the suit it stood for (R4): written where it is.
-    for (j, k), carried in outcome.values.items():
+    for (j, k), carried in carried_values.items():
         if readings[j] is not None:
             normal = list(table[j])
             normal[k] = TableCard(normal[k].card, carried)

@@ -47,12 +47,22 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import NamedTuple
 
 from solver.core.cards import SUIT_GLYPHS, Card, TableCard, WildValue, rank_name
 from solver.core.rulesets import Ruleset
 from solver.core.violations import Violation, ViolationCode
-from solver.rummy.conservation import CardFlow, table_readings
-from solver.rummy.melds import MeldKind, Reading, card_text
+from solver.rummy.conservation import CardFlow
+from solver.rummy.melds import (
+    MeldKind,
+    Reading,
+    RulesetKey,
+    card_text,
+    classify,
+    memo_by_meld_and_reading,
+    memo_by_meld_object,
+    ruleset_key,
+)
 from solver.rummy.position import Position
 
 EXPLAIN_NODE_LIMIT = 50_000
@@ -73,9 +83,11 @@ def meld_text(cards: Sequence[TableCard]) -> str:
     return " ".join(card_text(tc.card) for tc in cards)
 
 
-@dataclass(frozen=True)
-class AfterMeld:
-    """A meld of the move's table with the reading chosen for it (None: invalid meld)."""
+class AfterMeld(NamedTuple):
+    """A meld of the move's table with the reading chosen for it (None: invalid meld).
+
+    A named tuple, not a frozen dataclass: the referee makes one per meld of every reading
+    it judges, and a tuple is made in C (a frozen dataclass sets each field in Python)."""
 
     cards: tuple[TableCard, ...]
     reading: Reading | None
@@ -98,16 +110,77 @@ class BeforeWild:
 
 def before_wilds(position: Position) -> list[BeforeWild]:
     """Every wild of the table before, with the value it must keep (R4, R5)."""
-    out: list[BeforeWild] = []
-    before = table_readings(position)
-    for i, (meld, reading) in enumerate(zip(position.table, before, strict=True)):
-        suited = reading.kind is MeldKind.SEQUENCE and reading.suit is not None
-        for k, (tc, is_wild) in enumerate(zip(meld, reading.wild, strict=True)):
-            if is_wild:
-                value = reading.values[k]
-                kept = WildValue(value.rank, value.suit if suited else None)
-                out.append(BeforeWild(i, k, tc.card, kept))
-    return out
+    key = ruleset_key(position.ruleset)
+    return [
+        BeforeWild(i, k, card, value)
+        for i, meld in enumerate(position.table)
+        for k, card, value in _wilds_of(key, meld)
+    ]
+
+
+@memo_by_meld_object
+def _wilds_of(
+    key: RulesetKey, meld: tuple[TableCard, ...]
+) -> tuple[tuple[int, Card, WildValue], ...]:
+    """A meld of the table before (valid: the parse checked): each wild's index, card and
+    the value it must keep; kept per meld object, as most melds recur from call to call."""
+    reading = classify(key.ruleset, meld).reading
+    if True not in reading.wild:
+        return ()
+    suited = reading.kind is MeldKind.SEQUENCE and reading.suit is not None
+    return tuple(
+        (k, tc.card, WildValue(value.rank, value.suit if suited else None))
+        for k, (tc, value, is_wild) in enumerate(
+            zip(meld, reading.values, reading.wild, strict=True)
+        )
+        if is_wild
+    )
+
+
+@dataclass(frozen=True)
+class _AfterFacts:
+    """What the accounting reads of one meld after the play under one reading."""
+
+    naturals: dict[Card, tuple[int, ...]]  # each natural card: its indices in the meld
+    places: dict[Card, tuple[int, ...]]  # each card, wild or natural: its indices
+    group_suits: frozenset[str]  # a group's suits (the values' where written)
+
+
+def _read_after(
+    key: RulesetKey, cards: tuple[TableCard, ...], reading: Reading | None
+) -> _AfterFacts:
+    if reading is not None:
+        wild_flags: Sequence[bool] = reading.wild
+    else:
+        wild_flags = [key.ruleset.is_always_wild(tc.card) for tc in cards]
+    naturals: dict[Card, list[int]] = {}
+    places: dict[Card, list[int]] = {}
+    for k, (tc, is_wild) in enumerate(zip(cards, wild_flags, strict=True)):
+        places.setdefault(tc.card, []).append(k)
+        if not is_wild:
+            naturals.setdefault(tc.card, []).append(k)
+    suits: frozenset[str] = frozenset()
+    if reading is not None and reading.kind is MeldKind.GROUP:
+        suits = frozenset(v.suit for v in reading.values if v.suit)
+    return _AfterFacts(
+        {card: tuple(ks) for card, ks in naturals.items()},
+        {card: tuple(ks) for card, ks in places.items()},
+        suits,
+    )
+
+
+# Kept per meld object and reading: the move's melds are interned by the parse and their
+# readings come from ``classify``'s cache, so a meld seen before (most of a move's) costs a
+# look-up instead of a pass over its cards.
+_after_facts = memo_by_meld_and_reading(_read_after)
+
+
+@memo_by_meld_object
+def _naturals_before(key: RulesetKey, meld: tuple[TableCard, ...]) -> Counter[Card]:
+    """The natural cards of a meld of the table before (valid: the parse checked), counted;
+    shared between calls, so read, never changed."""
+    wild = classify(key.ruleset, meld).reading.wild
+    return Counter(tc.card for tc, w in zip(meld, wild, strict=True) if not w)
 
 
 class Fate(Enum):
@@ -118,9 +191,9 @@ class Fate(Enum):
     MISSING = "missing"  # nowhere: conservation reports it
 
 
-@dataclass(frozen=True)
-class Option:
-    """One possible fate of a before-wild, with what it needs and what it costs."""
+class Option(NamedTuple):
+    """One possible fate of a before-wild, with what it needs and what it costs (a named
+    tuple, as ``AfterMeld``: a wild has several, made on every judged move)."""
 
     fate: Fate
     dest: CardPlace | None = None
@@ -159,7 +232,12 @@ class WildAccounting:
         self.after = list(after)
         self.flow = flow
         self.wilds = before_wilds(position)
-        self.hand_budget: Counter[Card] = flow.played & flow.hand
+        self.hand_budget: Counter[Card] = flow.from_hand  # played & hand, read only
+        # The natural cards the hand lays, by rank: a wild's releasers are among its rank's.
+        self.laid_by_rank: dict[int, list[Card]] = {}
+        for card in self.hand_budget:
+            if card.is_ordinary:
+                self.laid_by_rank.setdefault(card.rank, []).append(card)
         self.back_budget: Counter[Card] = Counter(
             {c: min(n, flow.wild_before[c]) for c, n in flow.back.items()}
         )
@@ -168,66 +246,61 @@ class WildAccounting:
     # --- static facts -----------------------------------------------------------------
 
     def _index_tables(self) -> None:
-        ruleset = self.ruleset
+        key = ruleset_key(self.ruleset)
         # Links start at a wild's meld (its lineage, or its release), so only the few melds
         # that held a wild need their naturals: a large table has many more.
-        self.nat_before: dict[int, Counter[Card]] = {}
-        before = table_readings(self.position)
-        for i in sorted({w.meld for w in self.wilds}):
-            cards, wild = self.position.table[i], before[i].wild
-            self.nat_before[i] = Counter(
-                tc.card for tc, w in zip(cards, wild, strict=True) if not w
-            )
-        # Every slot of a card that was a wild before (only those are looked up), and each
-        # meld's natural slots by card; one pass over the cards, a wild flag read per card
-        # from the reading rather than asked of the meld.
-        wild_cards = {w.card for w in self.wilds}
-        self.slots_by_card: dict[Card, list[CardPlace]] = {}
-        self.natural_slots: list[dict[Card, list[CardPlace]]] = []
-        self.group_suits: list[set[str]] = []
-        for j, meld in enumerate(self.after):
-            naturals: dict[Card, list[CardPlace]] = {}
-            if meld.reading is not None:
-                wild_flags: Sequence[bool] = meld.reading.wild
-            else:
-                wild_flags = [ruleset.is_always_wild(tc.card) for tc in meld.cards]
-            for k, (tc, is_wild) in enumerate(zip(meld.cards, wild_flags, strict=True)):
-                card = tc.card
-                if card in wild_cards:
-                    self.slots_by_card.setdefault(card, []).append((j, k))
-                if not is_wild:
-                    places = naturals.get(card)
-                    if places is None:
-                        naturals[card] = [(j, k)]
-                    else:
-                        places.append((j, k))
-            self.natural_slots.append(naturals)
-            suits: set[str] = set()
-            if meld.reading is not None and meld.reading.kind is MeldKind.GROUP:
-                suits = {v.suit for v in meld.reading.values if v.suit}
-            self.group_suits.append(suits)
-        # Through an index of the after melds holding each natural card, not a scan of
-        # every pair of melds.
-        holders: dict[Card, list[int]] = {}
-        for j, slots in enumerate(self.natural_slots):
-            for card in slots:
-                holders.setdefault(card, []).append(j)
-        self.possible: set[Link] = {
-            (i, j)
-            for i, nat in self.nat_before.items()
-            for card in nat
-            for j in holders.get(card, ())
+        self.nat_before: dict[int, Counter[Card]] = {
+            i: _naturals_before(key, self.position.table[i])
+            for i in sorted({w.meld for w in self.wilds})
         }
+        # What each meld after holds, read once per meld object and reading (a move repeats
+        # most of its melds, and melds recur across moves): natural slots by card, as
+        # indices in the meld; every slot by card; a group's suits.
+        facts = [_after_facts(key, meld.cards, meld.reading) for meld in self.after]
+        self.natural_slots: list[dict[Card, tuple[int, ...]]] = [f.naturals for f in facts]
+        self.group_suits: list[frozenset[str]] = [f.group_suits for f in facts]
+        # Every slot of a card that was a wild before (only those are looked up).
+        self.slots_by_card: dict[Card, list[CardPlace]] = {
+            card: [(j, k) for j, f in enumerate(facts) for k in f.places.get(card, ())]
+            for card in {w.card for w in self.wilds}
+        }
+        # Which after melds can continue each wild's meld: asked per wild meld when first
+        # needed (a release's melds, vatikan's lineage), not for every pair up front.
+        self._links_from: dict[int, list[int]] = {}
+
+    def links_from(self, i: int) -> list[int]:
+        """The after melds sharing a natural card with meld ``i`` before (the wild's meld), in
+        table order: those a link from it can reach."""
+        js = self._links_from.get(i)
+        if js is None:
+            nat = self.nat_before[i].keys()
+            js = [j for j, slots in enumerate(self.natural_slots) if not nat.isdisjoint(slots)]
+            self._links_from[i] = js
+        return js
+
+    @property
+    def possible(self) -> set[Link]:
+        """Every link some natural card could carry (wild meld before, meld after)."""
+        return {(i, j) for i in self.nat_before for j in self.links_from(i)}
 
     def _releasers(self, wild: BeforeWild) -> list[CardPlace]:
         """Natural slots where a hand card of the wild's value would release it."""
+        value = wild.value
+        # The hand's laid cards are few: those of the wild's value, then their slots.
+        releasing = {
+            card
+            for card in self.laid_by_rank.get(value.rank, ())
+            if value.suit is None or value.suit == card.suit
+        }
+        if not releasing:
+            return []
         out: list[CardPlace] = []
-        for j, meld in enumerate(self.after):
-            if meld.reading is None or (wild.meld, j) not in self.possible:
+        for j in self.links_from(wild.meld):
+            if self.after[j].reading is None:
                 continue
-            for card, slots in self.natural_slots[j].items():
-                if wild.value.stands_for(card) and self.hand_budget[card] > 0:
-                    out.extend(slots)
+            for card, ks in self.natural_slots[j].items():
+                if card in releasing:
+                    out.extend((j, k) for k in ks)
         return out
 
     def value_fits(self, wild: BeforeWild, slot: CardPlace) -> tuple[bool, tuple[int, str] | None]:
@@ -269,7 +342,7 @@ class WildAccounting:
                 if not lineage:
                     free.append(Option(Fate.SLOT, dest=slot, carried=carried))
                     kept = carried is None
-                elif (wild.meld, j) in self.possible:
+                elif j in self.links_from(wild.meld):
                     free.append(Option(Fate.SLOT, dest=slot, carried=carried, link=(wild.meld, j)))
             if kept:
                 continue  # releasing it here would gain nothing
@@ -284,7 +357,7 @@ class WildAccounting:
             # Vatikan, a new value: R5 broken, and R7 too unless the meld continues the
             # wild's own; every broken rule is listed (SPEC §4).
             changed = ViolationCode.WILD_VALUE_CHANGED
-            if (wild.meld, j) in self.possible:
+            if j in self.links_from(wild.meld):
                 costly.append(Option(Fate.SLOT, dest=slot, violation=changed, link=(wild.meld, j)))
             costly.append(Option(Fate.SLOT, dest=slot, violation=changed, strayed=True))
         if self.back_budget[wild.card] > 0:
@@ -335,7 +408,7 @@ class WildAccounting:
         taken_into: Counter[tuple[int, Card]] = Counter()
 
         def capacity_into(j: int, card: Card) -> int:
-            return sum(1 for s in self.natural_slots[j].get(card, ()) if s not in used)
+            return sum(1 for k in self.natural_slots[j].get(card, ()) if (j, k) not in used)
 
         def assign(n: int) -> bool:
             if n == len(links):
@@ -417,10 +490,12 @@ class _State:
         self.missing_used: Counter[Card] = Counter()
         self.links: Counter[Link] = Counter()
         self.carried: Counter[tuple[int, str]] = Counter()
-        # How many wilds of each card come at or after each depth (for the to_hand count).
-        self.left: list[Counter[Card]] = []
-        for n in range(len(wilds) + 1):
-            self.left.append(Counter(w.card for w in wilds[n:]))
+        # Per depth, how many wilds after it have its wild's card (for the to_hand count):
+        # the only count of the wilds left that the search reads.
+        self.later_same: list[int] = [
+            sum(1 for later in wilds[n + 1 :] if later.card == wild.card)
+            for n, wild in enumerate(wilds)
+        ]
 
     def _allowed(self, option: Option) -> bool:
         acc = self.acc
@@ -467,7 +542,7 @@ class _State:
             return False
         # Enough wilds of this card must remain to fill to_hand.
         still = acc.back_budget[card] - self.back_used[card] - (option.fate is Fate.BACK)
-        return still <= self.left[depth + 1][card]
+        return still <= self.later_same[depth]
 
     def _claims(self, chosen: Sequence[Option]) -> _Claims:
         """The suits the fates claim in groups, told apart by meld content, not position."""

@@ -52,12 +52,13 @@ class CardFlow:
     @cached_property
     def swapped(self) -> Counter[Card]:
         """Copies laid from the hand while a copy of the same code goes back: no play."""
-        return self.from_hand & self.back
+        return self.from_hand & self.back if self.back else Counter()
 
     @cached_property
     def laid(self) -> Counter[Card]:
-        """The hand cards the play lays on the table, net of swaps."""
-        return self.from_hand - self.back
+        """The hand cards the play lays on the table, net of swaps (read, never changed:
+        without a card sent back it is ``from_hand`` itself)."""
+        return self.from_hand - self.back if self.back else self.from_hand
 
     @property
     def played_cards(self) -> tuple[Card, ...]:
@@ -71,6 +72,8 @@ class CardFlow:
     def laid_any(self) -> bool:
         """Whether any card joined the table beyond swaps (from the hand or from nowhere)."""
         swapped = self.swapped
+        if not swapped:  # the usual move: every count in ``played`` is positive
+            return bool(self.played)
         return any(n > swapped[c] for c, n in self.played.items())
 
 

@@ -13,7 +13,7 @@ import functools
 import operator
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TypeVar
@@ -317,9 +317,60 @@ def memo_by_meld_object(
     return lookup
 
 
+def memo_by_meld_and_reading(
+    compute: Callable[[RulesetKey, tuple[TableCard, ...], Reading | None], T],
+) -> Callable[[RulesetKey, Sequence[TableCard], Reading | None], T]:
+    """``compute`` of a meld under one of its readings, remembered per meld *object* and
+    reading *object*, as ``memo_by_meld_object`` does per meld: the parse interns melds and
+    ``classify``'s cache gives a meld the same readings every time, so a meld that recurs
+    costs a look-up. An entry holds both, so neither id can be another's while it is there."""
+    memo: dict[tuple[int, int], tuple[tuple[TableCard, ...], Reading | None, RulesetKey, T]] = {}
+
+    def lookup(key: RulesetKey, cards: Sequence[TableCard], reading: Reading | None) -> T:
+        known = memo.get((id(cards), id(reading)))
+        if known is not None and known[0] is cards and known[1] is reading and known[2] is key:
+            return known[3]
+        meld = tuple(cards)
+        value = compute(key, meld, reading)
+        if meld is cards:
+            if len(memo) >= CLASSIFY_CACHE_SIZE:
+                memo.clear()
+            memo[(id(meld), id(reading))] = (meld, reading, key, value)
+        return value
+
+    return lookup
+
+
+def _normalized_by_reading(
+    key: RulesetKey, meld: tuple[TableCard, ...], reading: Reading | None
+) -> tuple[TableCard, ...]:
+    del key  # the reading decides alone
+    return meld if reading is None else reading.normalized(meld)
+
+
+_normalized_memo = memo_by_meld_and_reading(_normalized_by_reading)
+
+
+def normalized_meld(
+    ruleset: Ruleset, cards: Sequence[TableCard], reading: Reading
+) -> tuple[TableCard, ...]:
+    """``reading.normalized(cards)``, one object per meld object and reading: the same meld
+    read the same way in call after call is not rebuilt card by card, and the answer's
+    codes, kept per meld object (``service.convert``), are found again."""
+    return _normalized_memo(ruleset_key(ruleset), cards, reading)
+
+
 def classify(ruleset: Ruleset, cards: Sequence[TableCard]) -> MeldClassification:
     """Decide sequence / group / invalid (with the reason) / ambiguous for one meld."""
     return _classify_meld(ruleset_key(ruleset), cards)
+
+
+def classify_all(
+    ruleset: Ruleset, melds: Iterable[Sequence[TableCard]]
+) -> list[MeldClassification]:
+    """``classify`` of every meld, the ruleset's key found once (a table's melds are some
+    fifteen look-ups a call, twice: the position's and the move's)."""
+    return list(map(functools.partial(_classify_meld, ruleset_key(ruleset)), melds))
 
 
 # A verdict is a pure function of immutable inputs, and most melds of a move are the

@@ -22,7 +22,7 @@ from solver.core.rulesets import RULESETS, Ruleset, get_ruleset
 from solver.rummy.melds import (
     MeldClassification,
     RulesetKey,
-    classify,
+    classify_all,
     foreign_card,
     ruleset_key,
     value_on_natural,
@@ -255,8 +255,10 @@ def parse_position(
     any_special = any(map(_SPECIAL, table_cards))
     # A contract game's table holds melds grown by lay-offs (carioca: trios past 3 cards,
     # sequences up to 14, C5), not the opening's exact shapes.
-    classify_meld = classify if ruleset.contract_rules is None else classify_table_meld
-    readings = [classify_meld(ruleset, meld) for meld in melds]
+    if ruleset.contract_rules is None:
+        readings = classify_all(ruleset, melds)
+    else:
+        readings = [classify_table_meld(ruleset, meld) for meld in melds]
     # The problems meld by meld, in the table's order; a table of valid melds without a
     # special card (the usual one) has none.
     if any_special or not all(len(verdict.readings) == 1 for verdict in readings):
