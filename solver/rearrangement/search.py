@@ -65,6 +65,9 @@ MOVE_ATTEMPTS = 10
 # model half the pool's size, whose tie-break is about a tenth cheaper (model/run_flow.py,
 # bench/HISTORY.md). False: one count per run template, as the suggestion's model has.
 RUN_FLOW = True
+# The pool's groups of each rank as one chosen configuration (model/group_hull.py): the
+# same tables, the group counts' relaxation their convex hull (bench/HISTORY.md).
+GROUP_HULL = False
 
 
 class SolverError(RuntimeError):
@@ -342,7 +345,9 @@ def _search_options(
     tables, a smaller model: ``model.run_flow``) where ``run_flow`` (by default
     ``RUN_FLOW``)."""
     flow = RUN_FLOW if run_flow is None else run_flow
-    return dataclasses.replace(turn_options(position, max_new_melds, add_size), run_flow=flow)
+    return dataclasses.replace(
+        turn_options(position, max_new_melds, add_size), run_flow=flow, group_hull=GROUP_HULL
+    )
 
 
 def _turn_model(
