@@ -88,8 +88,6 @@ def _solved(name: str, tie: cp_model.CpModel, tm: TurnModel) -> TieModel:
     pool = tm.variables.pool
     labels = {v.index: f"g{r}x{k}" for (r, k), v in pool.groups.items()}
     labels.update({v.index: f"g{r}{''.join(s)}" for (r, s), v in pool.group_sets.items()})
-    for key, v in getattr(pool, "group_configs", {}).items():
-        labels[v.index] = f"c{key}"
     return TieModel(
         name,
         tie,
@@ -110,8 +108,7 @@ def relaxation_bound(
     keep_integer = set(integer)
     xs = []
     for i, v in enumerate(proto.variables):
-        # The proto's repeated fields do not read negative indices: listed first.
-        lo, hi = list(v.domain)[0], list(v.domain)[-1]
+        lo, hi = _ends(v.domain)
         xs.append(lp.IntVar(lo, hi, "") if i in keep_integer else lp.NumVar(lo, hi, ""))
 
     def lit(ref: int) -> Any:  # a literal as a linear term in [0, 1]
@@ -122,9 +119,15 @@ def relaxation_bound(
         if c.has_linear():
             lin = c.linear
             terms = sum(k * xs[v] for v, k in zip(lin.vars, lin.coeffs, strict=True))
-            lo_sum = sum(k * (xs[v].lb() if k > 0 else xs[v].ub()) for v, k in zip(lin.vars, lin.coeffs, strict=True))
-            hi_sum = sum(k * (xs[v].ub() if k > 0 else xs[v].lb()) for v, k in zip(lin.vars, lin.coeffs, strict=True))
-            lo, hi = list(lin.domain)[0], list(lin.domain)[-1]
+            lo_sum = sum(
+                k * (xs[v].lb() if k > 0 else xs[v].ub())
+                for v, k in zip(lin.vars, lin.coeffs, strict=True)
+            )
+            hi_sum = sum(
+                k * (xs[v].ub() if k > 0 else xs[v].lb())
+                for v, k in zip(lin.vars, lin.coeffs, strict=True)
+            )
+            lo, hi = _ends(lin.domain)
             slack = sum(1 - e for e in enforced) if enforced else 0
             if lo > -(2**62) and lo > lo_sum:
                 lp.Add(terms >= lo - (lo - lo_sum) * slack)
@@ -153,6 +156,12 @@ def relaxation_bound(
         print(f"    fractional groups: {fractional}")
     scale = objective.scaling_factor or 1.0
     return float((lp.Objective().Value() + objective.offset) * scale)
+
+
+def _ends(domain: Sequence[int]) -> tuple[int, int]:
+    """A domain's least and greatest value (the proto's repeated fields read a negative
+    index as 0, so it is counted from the front)."""
+    return domain[0], domain[len(domain) - 1]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

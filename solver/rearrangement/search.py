@@ -65,9 +65,10 @@ MOVE_ATTEMPTS = 10
 # model half the pool's size, whose tie-break is about a tenth cheaper (model/run_flow.py,
 # bench/HISTORY.md). False: one count per run template, as the suggestion's model has.
 RUN_FLOW = True
-# The pool's groups of each rank as one chosen configuration (model/group_hull.py): the
-# same tables, the group counts' relaxation their convex hull (bench/HISTORY.md).
-GROUP_HULL = False
+# The rulesets whose searches flag each rank's pool groups (model/group_flags.py): the same
+# tables, a carrossel tie-break about a sixth cheaper; mexe-mexe's was slower, the other
+# rulesets are not measured (bench/HISTORY.md, "a flag per rank's groups").
+GROUP_FLAGS: tuple[str, ...] = ("carrossel",)
 
 
 class SolverError(RuntimeError):
@@ -343,11 +344,13 @@ def _search_options(
 ) -> ModelOptions:
     """The turn's options for a search: its any-suit runs counted as a flow (the same
     tables, a smaller model: ``model.run_flow``) where ``run_flow`` (by default
-    ``RUN_FLOW``)."""
+    ``RUN_FLOW``), and each rank's groups flagged in the rulesets of ``GROUP_FLAGS``
+    (``model.group_flags``), but not in the suggestion's model (``run_flow`` given), whose
+    search was not measured with them."""
     flow = RUN_FLOW if run_flow is None else run_flow
-    return dataclasses.replace(
-        turn_options(position, max_new_melds, add_size), run_flow=flow, group_hull=GROUP_HULL
-    )
+    flags = run_flow is None and position.ruleset.id in GROUP_FLAGS
+    options = turn_options(position, max_new_melds, add_size)
+    return dataclasses.replace(options, run_flow=flow, group_flags=flags)
 
 
 def _turn_model(

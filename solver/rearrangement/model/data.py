@@ -53,9 +53,9 @@ class ModelOptions:
     # smaller model with the same tables. The searches of ``search`` ask for it; the
     # suggestion's proposed melds name their run templates, so its model keeps them.
     run_flow: bool = field(default=False, compare=False)
-    # Each rank's pool groups as one chosen configuration (``group_hull``): the same
-    # tables, a tighter linear relaxation of the group counts.
-    group_hull: bool = field(default=False, compare=False)
+    # A flag per rank: it has a pool group or not (``group_flags``). The same tables; the
+    # search branches on the flags. The searches of ``search`` ask for it per ruleset.
+    group_flags: bool = field(default=False, compare=False)
 
 
 def turn_options(

@@ -21,7 +21,7 @@ from solver.core.cards import SUITS
 from solver.core.rulesets import rank_of_position
 from solver.rearrangement.model.cp import sum_of
 from solver.rearrangement.model.data import Code, GroupKey, RunKey, TurnData, natural_code
-from solver.rearrangement.model.group_hull import add_set_configurations, add_size_configurations
+from solver.rearrangement.model.group_flags import flag_groups
 from solver.rearrangement.model.run_flow import RunFlow, build_run_flow, flow_applies
 
 RunPlace = tuple[int, str | None]  # a run place: position, suit (None: any suit)
@@ -98,9 +98,9 @@ def build_pool(
         if rs.melds.group_suits_distinct and (not wild_room or data.stand_in):
             lone = data.wild_supply if data.stand_in else 0
             sets, suit_sums = _build_group_sets(m, data, r, avail, lone)
-            if data.options.group_hull and not lone:
-                supply = {s: data.natural_supply[(r, s)] for s in avail}
-                add_set_configurations(m, {suits: v for (_, suits), v in sets.items()}, supply)
+            if data.options.group_flags and sets:
+                cards = sum(data.natural_supply[(r, s)] for s in avail) + lone
+                flag_groups(m, list(sets.values()), cards // rs.melds.group_min)
             group_sets.update(sets)
             group_suits.update(suit_sums)
             continue
@@ -452,16 +452,8 @@ def _build_groups_of_rank(
         group_free[r] = f
         fills.append(f)
     m.add(sum_of(fills) == size_sum)
-    if data.options.group_hull:
-        add_size_configurations(
-            m,
-            gvars,
-            {s: y for s, y in zip(avail, ys, strict=True)},
-            {s: data.natural_supply[(r, s)] for s in avail},
-            sum_of(fills[len(ys) :]),
-            n_free + len(fixed_here),
-            rs.melds.group_suits_distinct,
-        )
+    if data.options.group_flags:
+        flag_groups(m, list(gvars.values()), (cap + n_free + len(fixed_here)) // rs.melds.group_min)
 
 
 def _build_group_sets(
