@@ -1,5 +1,6 @@
 """A flag per rank of the pool's groups (``model.group_flags``): implied by the counts, so
-the same tables and the same answers; asked for by carrossel's searches only.
+the same tables and the same answers; asked for by the searches of the rulesets named in
+``search.GROUP_FLAGS`` (not mexe-mexe's, nor the suggestion's).
 
 R3 (SPEC §3): a group is 3 or 4 cards of one rank in distinct suits.
 """
@@ -11,7 +12,8 @@ import dataclasses
 import pytest
 from ortools.sat.python import cp_model
 
-from bench.positions import bench_positions
+from bench.hard_scan import shape_position
+from bench.positions import PositionSpec, bench_positions
 from solver.rearrangement import search
 from solver.rearrangement.budget import Budget
 from solver.rearrangement.model import TurnModel, turn_options
@@ -55,7 +57,7 @@ def _flags(position: Position, group_flags: bool) -> int:
     return len(tm.model.proto.variables)
 
 
-def test_carrossel_s_searches_flag_groups_and_the_suggestion_does_not() -> None:
+def test_carrossel_s_searches_flag_groups_and_mexe_mexe_s_and_the_suggestion_do_not() -> None:
     position = _carrossel(["4D 5C 6H", "9S 9H 9C", "7S 7H 7D"], "7C 9D 2C")
     flagged, plain = _flags(position, True), _flags(position, False)
     assert flagged > plain  # ranks 7 and 9 can hold groups: one flag each
@@ -66,17 +68,15 @@ def test_carrossel_s_searches_flag_groups_and_the_suggestion_does_not() -> None:
     assert not search._search_options(mexe, 1, None).group_flags
 
 
-def test_flags_and_plain_counts_agree_on_carrossel_positions(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _agree(specs: list[PositionSpec], monkeypatch: pytest.MonkeyPatch) -> int:
     """Both models hold the same tables: where both prove their answer, the primary value
-    is the same, and so are the melds changed where both tie-breaks are proved."""
-    specs = bench_positions("carrossel", "mid", 12, 4) + bench_positions("carrossel", "fit", 6, 4)
+    is the same, and so are the melds changed where both tie-breaks are proved. Returns
+    how many positions were compared."""
     compared = 0
     for spec in specs:
         position = spec.position()
         answers = []
-        for flagged in ((), ("carrossel",)):
+        for flagged in ((), search.GROUP_FLAGS):
             monkeypatch.setattr(search, "GROUP_FLAGS", flagged)
             answers.append(solve_move(position))
         plain, flags = answers
@@ -87,4 +87,19 @@ def test_flags_and_plain_counts_agree_on_carrossel_positions(
         if plain.stats.tie_break_proved and flags.stats.tie_break_proved and flags.moves:
             changed = (plain.moves[0].melds_changed, flags.moves[0].melds_changed)
             assert changed[0] == changed[1], spec.name
-    assert compared >= len(specs) - 2
+    return compared
+
+
+def test_flags_and_plain_counts_agree_on_carrossel_positions(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    specs = bench_positions("carrossel", "mid", 12, 4) + bench_positions("carrossel", "fit", 6, 4)
+    assert _agree(specs, monkeypatch) >= len(specs) - 2
+
+
+@pytest.mark.parametrize("ruleset", ["vatikan", "shangai", "manipulation"])
+def test_flags_and_plain_counts_agree_on_the_other_any_suit_rulesets(
+    ruleset: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    specs = [shape_position("midhand", ruleset, k) for k in range(4)]
+    assert _agree(specs, monkeypatch) >= len(specs) - 1

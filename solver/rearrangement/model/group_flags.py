@@ -8,9 +8,10 @@ it and to none without. It is implied by the counts (so the same tables, and no 
 solution of one table), and it leaves the relaxation as it was: even listing every integer
 configuration of a rank's counts (their convex hull) did not move the root bound. What it
 changes is CP-SAT's search, which branches on the flags and so settles a rank's groups
-before their sizes and suits: on carrossel the tie-break is proved faster (bench/HISTORY.md,
-"a flag per rank's groups"); on mexe-mexe it was slower, so ``search`` asks for flags per
-ruleset (``search.GROUP_FLAGS``, ``ModelOptions.group_flags``).
+before their sizes and suits: on carrossel, vatikan, shangai and manipulation the searches
+find and prove their tables sooner (bench/HISTORY.md, "a flag per rank's groups"); on
+mexe-mexe they were slower, so ``search`` asks for flags per ruleset (``search.GROUP_FLAGS``,
+``ModelOptions.group_flags``).
 """
 
 from __future__ import annotations
