@@ -65,6 +65,11 @@ MOVE_ATTEMPTS = 10
 # model half the pool's size, whose tie-break is about a tenth cheaper (model/run_flow.py,
 # bench/HISTORY.md). False: one count per run template, as the suggestion's model has.
 RUN_FLOW = True
+# The rulesets whose searches flag each rank's pool groups (model/group_flags.py): the same
+# tables, found and proved sooner (carrossel's large tail: p99 144 -> 50 ms). Mexe-mexe's
+# searches were slower with them; rummikub's copy the deck's model (bench/HISTORY.md, "a
+# flag per rank's groups").
+GROUP_FLAGS: tuple[str, ...] = ("carrossel", "vatikan", "shangai", "manipulation")
 
 
 class SolverError(RuntimeError):
@@ -340,9 +345,13 @@ def _search_options(
 ) -> ModelOptions:
     """The turn's options for a search: its any-suit runs counted as a flow (the same
     tables, a smaller model: ``model.run_flow``) where ``run_flow`` (by default
-    ``RUN_FLOW``)."""
+    ``RUN_FLOW``), and each rank's groups flagged in the rulesets of ``GROUP_FLAGS``
+    (``model.group_flags``), but not in the suggestion's model (``run_flow`` given), whose
+    search was not measured with them."""
     flow = RUN_FLOW if run_flow is None else run_flow
-    return dataclasses.replace(turn_options(position, max_new_melds, add_size), run_flow=flow)
+    flags = run_flow is None and position.ruleset.id in GROUP_FLAGS
+    options = turn_options(position, max_new_melds, add_size)
+    return dataclasses.replace(options, run_flow=flow, group_flags=flags)
 
 
 def _turn_model(

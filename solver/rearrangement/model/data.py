@@ -56,6 +56,9 @@ class ModelOptions:
     # The pool copied from the whole deck's where that applies (``pool_deck``, the
     # suggestion's first try on mexe-mexe). Not compared: the model holds the same tables.
     pool_from_deck: bool = field(default=False, compare=False)
+    # A flag per rank: it has a pool group or not (``group_flags``). The same tables; the
+    # search branches on the flags. The searches of ``search`` ask for it per ruleset.
+    group_flags: bool = field(default=False, compare=False)
 
 
 def turn_options(

@@ -21,6 +21,7 @@ from solver.core.cards import SUITS
 from solver.core.rulesets import rank_of_position
 from solver.rearrangement.model.cp import sum_of
 from solver.rearrangement.model.data import Code, GroupKey, RunKey, TurnData, natural_code
+from solver.rearrangement.model.group_flags import flag_groups
 from solver.rearrangement.model.run_flow import RunFlow, build_run_flow, flow_applies
 
 RunPlace = tuple[int, str | None]  # a run place: position, suit (None: any suit)
@@ -87,6 +88,9 @@ def build_pool(
         if rs.melds.group_suits_distinct and (not wild_room or data.stand_in):
             lone = data.wild_supply if data.stand_in else 0
             sets, suit_sums = _build_group_sets(m, data, r, avail, lone)
+            if data.options.group_flags and sets:
+                cards = sum(data.natural_supply[(r, s)] for s in avail) + lone
+                flag_groups(m, list(sets.values()), cards // rs.melds.group_min)
             group_sets.update(sets)
             group_suits.update(suit_sums)
             continue
@@ -517,6 +521,8 @@ def _build_groups_of_rank(
         group_free[r] = f
         fills.append(f)
     m.add(sum_of(fills) == size_sum)
+    if data.options.group_flags:
+        flag_groups(m, list(gvars.values()), (cap + n_free + len(fixed_here)) // rs.melds.group_min)
 
 
 def _build_group_sets(
