@@ -5,6 +5,9 @@ mutations of the best move, or of the table as it was).
 
     .venv/bin/python -m bench.suggest_bench [--n 40] [--seed 1] [--size mid] [ruleset ...]
 
+Every proposal of a ruleset is made first (each from a 2 s SolveMove in this process), then
+the calls are timed back to back, the request built before the clock starts as issue #51
+defines a call's time; ``--interleaved`` makes each proposal just before its call instead.
 Prints per ruleset the call's p50 / p90 / max in ms, the same calls without ``suggest``, and
 how many suggestions were found and proved nearest (``suggestion_optimal``).
 
@@ -125,6 +128,41 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+def _timed_call(
+    stub: rummy_pb2_grpc.RummyServiceStub,
+    request: rummy_pb2.ValidateMoveRequest,
+    pid: int | None,
+    timed: list[float],
+    plain: list[float],
+    cpu: list[float],
+    plain_cpu: list[float],
+) -> tuple[int, int]:
+    """One proposal with ``suggest`` and then without, each timed; (found, proved nearest).
+    A refused proposal counts nowhere: a mutation can write more copies of a card than the
+    deck holds (a 2 both taken back and left on the table), a malformed request."""
+    spent = server_cpu_ms(pid) if pid else 0.0
+    started = time.perf_counter()
+    try:
+        answer = stub.ValidateMove(request, timeout=30)
+    except grpc.RpcError as error:
+        if error.code() is not grpc.StatusCode.INVALID_ARGUMENT:
+            raise
+        return 0, 0
+    timed.append((time.perf_counter() - started) * 1000.0)
+    if pid:
+        cpu.append(server_cpu_ms(pid) - spent)
+        spent = server_cpu_ms(pid)
+    plain_request = rummy_pb2.ValidateMoveRequest()
+    plain_request.CopyFrom(request)
+    plain_request.suggest = False
+    started = time.perf_counter()
+    stub.ValidateMove(plain_request, timeout=30)
+    plain.append((time.perf_counter() - started) * 1000.0)
+    if pid:
+        plain_cpu.append(server_cpu_ms(pid) - spent)
+    return int(answer.HasField("nearest_legal")), int(answer.suggestion_optimal)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=40, help="positions per ruleset")
@@ -132,6 +170,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", default="mid")
     parser.add_argument("--target", default=None, help="host:port of a running server")
     parser.add_argument("--server-cpu", action="store_true", help="the server's CPU per call")
+    parser.add_argument(
+        "--interleaved",
+        action="store_true",
+        help="make each proposal (a 2 s SolveMove here) just before its call, as this bench "
+        "did before 2026-12-05 (later): the client's search then shares the cores with the "
+        "call and evicts the server's caches",
+    )
     parser.add_argument("rulesets", nargs="*", default=list(RULESETS))
     args = parser.parse_args(argv)
     with contextlib.ExitStack() as stack:
@@ -147,35 +192,23 @@ def main(argv: list[str] | None = None) -> int:
             cpu: list[float] = []
             plain_cpu: list[float] = []
             found = proved = 0
+            requests: list[rummy_pb2.ValidateMoveRequest] = []
             for spec in bench_positions(ruleset_id, args.size, args.n, args.seed):
                 proposal = illegal_proposal(spec, rng)
                 if proposal is None:
                     continue
-                request = rummy_pb2.ValidateMoveRequest(
-                    position=position_proto(spec), move=move_to_proto(proposal), suggest=True
+                requests.append(
+                    rummy_pb2.ValidateMoveRequest(
+                        position=position_proto(spec), move=move_to_proto(proposal), suggest=True
+                    )
                 )
-                spent = server_cpu_ms(pid) if pid else 0.0
-                started = time.perf_counter()
-                try:
-                    answer = stub.ValidateMove(request, timeout=30)
-                except grpc.RpcError as error:
-                    # A mutation can write more copies of a card than the deck holds
-                    # (a 2 both taken back and left on the table): a malformed request.
-                    if error.code() is not grpc.StatusCode.INVALID_ARGUMENT:
-                        raise
-                    continue
-                timed.append((time.perf_counter() - started) * 1000.0)
-                if pid:
-                    cpu.append(server_cpu_ms(pid) - spent)
-                    spent = server_cpu_ms(pid)
-                request.suggest = False
-                started = time.perf_counter()
-                stub.ValidateMove(request, timeout=30)
-                plain.append((time.perf_counter() - started) * 1000.0)
-                if pid:
-                    plain_cpu.append(server_cpu_ms(pid) - spent)
-                found += answer.HasField("nearest_legal")
-                proved += answer.suggestion_optimal
+                if not args.interleaved:
+                    continue  # every request made first, then timed back to back
+                tally = _timed_call(stub, requests.pop(), pid, timed, plain, cpu, plain_cpu)
+                found, proved = found + tally[0], proved + tally[1]
+            for request in requests:
+                tally = _timed_call(stub, request, pid, timed, plain, cpu, plain_cpu)
+                found, proved = found + tally[0], proved + tally[1]
             if not timed:
                 print(f"{ruleset_id}: no illegal proposal made")
                 continue
