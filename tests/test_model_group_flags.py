@@ -18,8 +18,8 @@ from solver.rearrangement import search
 from solver.rearrangement.budget import Budget
 from solver.rearrangement.model import TurnModel, turn_options
 from solver.rearrangement.model.group_flags import flag_groups
-from solver.rearrangement.search import solve_move
 from solver.rummy.position import Position, Turn, parse_position
+from tests.model_variants import variants_agree
 
 
 def _all_solutions(m: cp_model.CpModel, xs: list[cp_model.IntVar]) -> list[tuple[int, ...]]:
@@ -69,25 +69,8 @@ def test_carrossel_s_searches_flag_groups_and_mexe_mexe_s_and_the_suggestion_do_
 
 
 def _agree(specs: list[PositionSpec], monkeypatch: pytest.MonkeyPatch) -> int:
-    """Both models hold the same tables: where both prove their answer, the primary value
-    is the same, and so are the melds changed where both tie-breaks are proved. Returns
-    how many positions were compared."""
-    compared = 0
-    for spec in specs:
-        position = spec.position()
-        answers = []
-        for flagged in ((), search.GROUP_FLAGS):
-            monkeypatch.setattr(search, "GROUP_FLAGS", flagged)
-            answers.append(solve_move(position))
-        plain, flags = answers
-        if not (plain.optimal and flags.optimal):
-            continue
-        compared += 1
-        assert plain.stats.objective_value == flags.stats.objective_value, spec.name
-        if plain.stats.tie_break_proved and flags.stats.tie_break_proved and flags.moves:
-            changed = (plain.moves[0].melds_changed, flags.moves[0].melds_changed)
-            assert changed[0] == changed[1], spec.name
-    return compared
+    """Both models hold the same tables (``variants_agree``): without flags and with them."""
+    return variants_agree(specs, monkeypatch, "GROUP_FLAGS", ((), search.GROUP_FLAGS))
 
 
 def test_flags_and_plain_counts_agree_on_carrossel_positions(

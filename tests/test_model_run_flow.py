@@ -18,6 +18,7 @@ from solver.rearrangement.budget import Budget
 from solver.rearrangement.model import TurnModel, turn_options
 from solver.rearrangement.search import Objective, solve_move
 from solver.rummy.position import Position, Turn, parse_position
+from tests.model_variants import variants_agree
 
 
 def _flow_model(position: Position) -> TurnModel:
@@ -58,22 +59,7 @@ def test_r2_a_run_of_thirteen_is_the_longest_the_flow_lays() -> None:
 def test_the_flow_and_the_templates_agree_on_carrossel_positions(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Both models hold the same tables: where both prove their answer, the primary value
-    is the same, and so are the melds changed where both tie-breaks are proved."""
+    """Both models hold the same tables (``variants_agree``): templates, then the flow."""
     specs = bench_positions("carrossel", "mid", 12, 3) + bench_positions("carrossel", "fit", 6, 3)
-    compared = 0
-    for spec in specs:
-        position = spec.position()
-        answers = []
-        for flow in (False, True):
-            monkeypatch.setattr(search, "RUN_FLOW", flow)
-            answers.append(solve_move(position))
-        templates, flows = answers
-        if not (templates.optimal and flows.optimal):
-            continue
-        compared += 1
-        assert templates.stats.objective_value == flows.stats.objective_value, spec.name
-        if templates.stats.tie_break_proved and flows.stats.tie_break_proved and flows.moves:
-            changed = (templates.moves[0].melds_changed, flows.moves[0].melds_changed)
-            assert changed[0] == changed[1], spec.name
+    compared = variants_agree(specs, monkeypatch, "RUN_FLOW", (False, True))
     assert compared >= len(specs) - 2

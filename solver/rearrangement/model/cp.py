@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from ortools.sat.python import cp_model, cp_model_helper
 from ortools.util.python.sorted_interval_list import Domain
@@ -66,3 +68,17 @@ _BOOL = Domain(0, 1)
 def sum_of(terms: Iterable[cp_model.LinearExprT]) -> cp_model.LinearExpr:
     """A sum built in one call (Python's ``sum`` nests one expression per term)."""
     return cp_model.LinearExpr.sum(list(terms))
+
+
+Scratch = TypeVar("Scratch")
+
+
+def thread_scratch(store: threading.local, owner: object, make: Callable[[], Scratch]) -> Scratch:
+    """This thread's own object for ``owner``, made on its first use (e.g. a copy of a model
+    built once that each thread patches without a lock). Held with its owner, so a new
+    owner at a reused id gets a new one."""
+    own: dict[int, tuple[object, Scratch]] = store.__dict__.setdefault("by_owner", {})
+    held = own.get(id(owner))
+    if held is None or held[0] is not owner:
+        held = own[id(owner)] = (owner, make())
+    return held[1]

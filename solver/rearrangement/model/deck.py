@@ -34,7 +34,7 @@ from solver.rearrangement.model.constraints import (
     build_kept_melds,
     link_melds,
 )
-from solver.rearrangement.model.cp import FastCpModel, sum_of
+from solver.rearrangement.model.cp import FastCpModel, sum_of, thread_scratch
 from solver.rearrangement.model.data import ModelOptions, TurnData, collect_data
 from solver.rearrangement.model.objective import points_left
 from solver.rearrangement.model.turn import TurnVariables, build_turn
@@ -200,11 +200,7 @@ _SCRATCH = threading.local()
 
 def _scratch(deck: DeckModel) -> _Scratch:
     """This thread's scratch copy of ``deck`` (made on its first position)."""
-    own: dict[int, _Scratch] = _SCRATCH.__dict__.setdefault("by_deck", {})
-    scratch = own.get(id(deck))
-    if scratch is None or scratch.deck is not deck:
-        scratch = own[id(deck)] = _Scratch(deck)
-    return scratch
+    return thread_scratch(_SCRATCH, deck, lambda: _Scratch(deck))
 
 
 def _keep_unlinked(

@@ -30,7 +30,7 @@ from ortools.sat.python import cp_model
 
 from solver.core.cards import SUITS, Card
 from solver.core.rulesets import rank_of_position
-from solver.rearrangement.model.cp import FastCpModel
+from solver.rearrangement.model.cp import FastCpModel, thread_scratch
 from solver.rearrangement.model.data import Code, ModelOptions, RunKey, TurnData, collect_data
 from solver.rearrangement.model.pool import (
     PoolVariables,
@@ -304,8 +304,4 @@ _SCRATCH = threading.local()
 
 def _scratch(deck: DeckPool) -> _Scratch:
     """This thread's scratch copy of ``deck`` (made on its first position)."""
-    own: dict[int, _Scratch] = _SCRATCH.__dict__.setdefault("by_deck", {})
-    scratch = own.get(id(deck))
-    if scratch is None or scratch.deck is not deck:
-        scratch = own[id(deck)] = _Scratch(deck)
-    return scratch
+    return thread_scratch(_SCRATCH, deck, lambda: _Scratch(deck))
