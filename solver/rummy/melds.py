@@ -22,6 +22,13 @@ from solver.core.cards import SUIT_GLYPHS, SUITS, Card, TableCard, WildValue, ra
 from solver.core.rulesets import AceRule, Ruleset, SuitRule, rank_of_position
 
 CLASSIFY_CACHE_SIZE = 16384  # melds: about 1 KB each, so some 16 MB when full
+PASSING_CACHE_SIZE = 1024  # melds made by a call (a solve's rebuilt table), for that call
+
+INTERNED: dict[int, tuple[TableCard, ...]] = {}
+"""The melds the parse interned (``position._interned_meld``), by id: they recur across
+calls, so the memos below keep them long; other tuples (a solve's rebuilt melds, new objects
+each call) recur only within their call and are kept in a small memo of their own. An entry
+holds its meld, so a live meld whose id is here is that meld."""
 
 T = TypeVar("T")
 
@@ -299,19 +306,23 @@ def memo_by_meld_object(
     A parsed meld is one object per text (``position.parse_melds`` interns them), and
     looking one up by value hashes every card (a Python ``__hash__`` each, some 200 per
     ValidateMove). An entry holds its meld, so no other object can have that id while the
-    entry is there; ``is`` checks both. Only a tuple is remembered (a list may change)."""
+    entry is there; ``is`` checks both. Only a tuple is remembered (a list may change): an
+    interned one long, any other in a small memo (``INTERNED``)."""
     memo: dict[int, tuple[tuple[TableCard, ...], RulesetKey, T]] = {}
+    passing: dict[int, tuple[tuple[TableCard, ...], RulesetKey, T]] = {}
 
     def lookup(key: RulesetKey, cards: Sequence[TableCard]) -> T:
-        known = memo.get(id(cards))
+        known = memo.get(id(cards)) or passing.get(id(cards))
         if known is not None and known[0] is cards and known[1] is key:
             return known[2]
         meld = tuple(cards)
         value = compute(key, meld)
         if meld is cards:
-            if len(memo) >= CLASSIFY_CACHE_SIZE:
-                memo.clear()
-            memo[id(meld)] = (meld, key, value)
+            lasting = id(meld) in INTERNED
+            kept = memo if lasting else passing
+            if len(kept) >= (CLASSIFY_CACHE_SIZE if lasting else PASSING_CACHE_SIZE):
+                kept.clear()
+            kept[id(meld)] = (meld, key, value)
         return value
 
     return lookup
@@ -325,17 +336,22 @@ def memo_by_meld_and_reading(
     ``classify``'s cache gives a meld the same readings every time, so a meld that recurs
     costs a look-up. An entry holds both, so neither id can be another's while it is there."""
     memo: dict[tuple[int, int], tuple[tuple[TableCard, ...], Reading | None, RulesetKey, T]] = {}
+    passing: dict[tuple[int, int], tuple[tuple[TableCard, ...], Reading | None, RulesetKey, T]]
+    passing = {}
 
     def lookup(key: RulesetKey, cards: Sequence[TableCard], reading: Reading | None) -> T:
-        known = memo.get((id(cards), id(reading)))
+        ids = (id(cards), id(reading))
+        known = memo.get(ids) or passing.get(ids)
         if known is not None and known[0] is cards and known[1] is reading and known[2] is key:
             return known[3]
         meld = tuple(cards)
         value = compute(key, meld, reading)
         if meld is cards:
-            if len(memo) >= CLASSIFY_CACHE_SIZE:
-                memo.clear()
-            memo[(id(meld), id(reading))] = (meld, reading, key, value)
+            lasting = id(meld) in INTERNED
+            kept = memo if lasting else passing
+            if len(kept) >= (CLASSIFY_CACHE_SIZE if lasting else PASSING_CACHE_SIZE):
+                kept.clear()
+            kept[(id(meld), id(reading))] = (meld, reading, key, value)
         return value
 
     return lookup

@@ -20,6 +20,7 @@ from solver.core.errors import InvalidRequest, NotationError, ProblemCollector
 from solver.core.registry import service_of
 from solver.core.rulesets import RULESETS, Ruleset, get_ruleset
 from solver.rummy.melds import (
+    INTERNED,
     MeldClassification,
     RulesetKey,
     classify_all,
@@ -148,7 +149,9 @@ def _interned_meld(codes: tuple[str, ...]) -> Meld:
         meld = tuple(map(parse_table_card, codes))
         if len(_MELDS) >= _MOST_MELDS:
             _MELDS.clear()
+            INTERNED.clear()
         _MELDS[codes] = meld
+        INTERNED[id(meld)] = meld
     return meld
 
 
