@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from service.cli import main
+from tests.spec_rulesets import SPEC_IDS
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
@@ -21,18 +22,7 @@ def test_rulesets_prints_ten_lines(capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run(capsys, "rulesets")
     lines = out.splitlines()
     assert code == 0
-    assert [line.split()[0] for line in lines] == [
-        "carrossel",
-        "mexe-mexe",
-        "vatikan",
-        "shangai",
-        "manipulation",
-        "rummikub",
-        "carioca",
-        "carosello",
-        "carrusel",
-        "karusele",
-    ]
+    assert [line.split()[0] for line in lines] == SPEC_IDS
     assert "2-5 players" in lines[0] and "dealt 10" in lines[0]
 
 

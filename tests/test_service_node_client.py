@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.spec_rulesets import SPEC_IDS
+
 CLIENT_DIR = Path(__file__).resolve().parent / "node_client"
 
 
@@ -42,18 +44,7 @@ def test_node_client_lists_rulesets_and_sees_invalid_argument(server_port: int) 
     )
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
-    assert seen["ids"] == [
-        "carrossel",
-        "mexe-mexe",
-        "vatikan",
-        "shangai",
-        "manipulation",
-        "rummikub",
-        "carioca",
-        "carosello",
-        "carrusel",
-        "karusele",
-    ]
+    assert seen["ids"] == SPEC_IDS
     assert seen["carrossel_knock_threshold"] == 5
     assert seen["carrossel_wild_kind"] == "WILD_KIND_JOKERS"
     assert seen["bad_request_code"] == 3  # INVALID_ARGUMENT

@@ -12,19 +12,7 @@ from service.convert import enum_to_proto
 from solver.core import registry
 from solver.core import rulesets as domain
 from solver.core.violations import ViolationCode
-
-SPEC_IDS = [
-    "carrossel",
-    "mexe-mexe",
-    "vatikan",
-    "shangai",
-    "manipulation",
-    "rummikub",
-    "carioca",
-    "carosello",
-    "carrusel",
-    "karusele",
-]
+from tests.spec_rulesets import SPEC_IDS
 
 
 @pytest.fixture(scope="module")
