@@ -28,6 +28,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from solver.core.cards import JOKER_CARD, Card
+from solver.core.rulesets import DeckSpec
 from solver.rearrangement.model.constraints import (
     KeptMelds,
     LinkedMelds,
@@ -57,7 +58,8 @@ class DeckModel:
     went_out_row: int  # the row "went out: every hand card played"
 
 
-_DECK_MODELS: dict[tuple[str, int, int, bool], DeckModel] = {}
+# Per ruleset, deck (the player counts that share it), rack jokers and stand-in.
+_DECK_MODELS: dict[tuple[str, DeckSpec | None, int, bool], DeckModel] = {}
 _BUILDING = threading.Lock()
 
 
@@ -103,7 +105,7 @@ def deck_model(position: Position, jokers: int, stand_in: bool) -> DeckModel | N
     """The deck's model for this ruleset and number of jokers on the rack, built once (and
     once more if ``STAND_IN_WILDS`` has changed since: its tests change it)."""
     rs = position.ruleset
-    key = (rs.id, position.players, jokers, stand_in)
+    key = (rs.id, rs.deck_spec(position.players), jokers, stand_in)
     deck = _DECK_MODELS.get(key)
     if deck is not None:
         return deck
