@@ -26,7 +26,7 @@ test: $(GEN_STAMP)
 lint: $(GEN_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy --strict solver service
+	$(BIN)/mypy --strict --explicit-package-bases solver service bench tests
 	$(BIN)/buf lint
 
 install: $(INSTALL_STAMP)

@@ -78,8 +78,8 @@ def measure(
     rulesets: Sequence[str], n: int, seed: int, limit_ms: int, target: str | None
 ) -> list[Point]:
     """Time every point's positions through the call (and rummikub-solver's where it plays)."""
-    their_answer = None
-    if "rummikub" in rulesets:
+    theirs = "rummikub" in rulesets
+    if theirs:
         from tests.reference.rummikub_adapter import JokerModel, their_answer
 
         warm = positions("rummikub", "30", 1, seed + 1_000_000)[0].position()
@@ -105,8 +105,8 @@ def measure(
                     _, call_ms, _ = time_solve_move(stub, request)
                     point.tables.append(spec.table_size)
                     point.call_ms.append(call_ms)
-                    if their_answer is not None and ruleset == "rummikub":
-                        from tests.reference.rummikub_adapter import JokerModel
+                    if theirs and ruleset == "rummikub":
+                        from tests.reference.rummikub_adapter import JokerModel, their_answer
 
                         start = time.perf_counter()
                         their_answer(position, JokerModel.PUBLISHED)

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import grpc
@@ -116,15 +117,15 @@ def run(stub: fishing_pb2_grpc.FishingServiceStub, n: int, seed: int) -> list[st
     return [
         report(
             "ValidatePlay (8 items)",
-            [timed(lambda r=r: stub.ValidatePlay(r, timeout=30)) for r in validate],
+            [timed(partial(stub.ValidatePlay, r, timeout=30)) for r in validate],
         ),
         report(
             "SolvePlay (8 items)",
-            [timed(lambda r=r: stub.SolvePlay(r, timeout=30)) for r in requests],
+            [timed(partial(stub.SolvePlay, r, timeout=30)) for r in requests],
         ),
         report(
             "SolvePlay deal end (4+4)",
-            [timed(lambda r=r: stub.SolvePlay(r, timeout=60)) for r in endgames],
+            [timed(partial(stub.SolvePlay, r, timeout=60)) for r in endgames],
         ),
     ]
 

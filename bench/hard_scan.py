@@ -32,7 +32,7 @@ if __package__ in (None, ""):  # ``python bench/hard_scan.py``
 
 from bench.positions import PositionSpec, random_position
 from bench.solve_bench import machine, percentile
-from solver.core.rulesets import get_ruleset
+from solver.core.rulesets import RULESETS as ALL_RULESETS
 from solver.rearrangement.search import Objective, solve_move
 from solver.rearrangement.turns import draws_before_play
 from solver.rummy.position import Turn
@@ -66,7 +66,7 @@ def shape_position(shape_name: str, ruleset_id: str, k: int) -> PositionSpec:
     hand_melds, hand_jokers = rng.randint(0, 4), rng.randint(0, 2)
     table_jokers = rng.randint(0, 2) if shape.table_jokers else 0
     opened = shape.opened >= 1.0 or rng.random() < shape.opened
-    drawn = draws_before_play(get_ruleset(ruleset_id))
+    drawn = draws_before_play(ALL_RULESETS[ruleset_id])
     turn = Turn(cards_drawn=drawn, has_opened=opened, has_melded_sequence=opened)
     table_twos = 0
     if ruleset_id == "mexe-mexe":

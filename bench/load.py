@@ -89,7 +89,7 @@ def _best_move(spec: PositionSpec, limit_ms: int) -> rummy_pb2.RummyMove | None:
 
 
 async def _client(
-    stub: rummy_pb2_grpc.RummyServiceStub,
+    stub: rummy_pb2_grpc.RummyServiceAsyncStub,
     calls: Calls,
     mix: float,
     stop_at: float,

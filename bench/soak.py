@@ -181,10 +181,10 @@ def one_call(rng: random.Random, stubs: Stubs, tally: Tally, huge: list[tuple[st
     busy = {OK, EXHAUSTED}  # any call may be refused by a full server
     if pick < 0.30:
         position = _position(rng)
-        request = rummy_pb2.ValidateMoveRequest(
+        validate = rummy_pb2.ValidateMoveRequest(
             position=position, move=rummy_pb2.RummyMove(table=list(position.table))
         )
-        _call(tally, "ValidateMove", busy, stubs.rummy.ValidateMove, request, timeout=30)
+        _call(tally, "ValidateMove", busy, stubs.rummy.ValidateMove, validate, timeout=30)
     elif pick < 0.55:
         request = rummy_pb2.SolveMoveRequest(
             position=_position(rng), time_limit_ms=rng.choice((50, 300, 2000))
@@ -213,13 +213,13 @@ def one_call(rng: random.Random, stubs: Stubs, tally: Tally, huge: list[tuple[st
             timeout=rng.uniform(0.05, 0.5),
         )
     elif pick < 0.72:
-        request = rummy_pb2.ScoreRoundRequest(
+        score = rummy_pb2.ScoreRoundRequest(
             ruleset="carrossel",
             players=2,
             end=rummy_pb2.ROUND_END_WENT_OUT,
             hands=[rummy_pb2.Hand(), rummy_pb2.Hand(cards=["7H", "KD"])],
         )
-        _call(tally, "ScoreRound", busy, stubs.rummy.ScoreRound, request, timeout=30)
+        _call(tally, "ScoreRound", busy, stubs.rummy.ScoreRound, score, timeout=30)
     elif pick < 0.78:
         _call(
             tally,
@@ -249,7 +249,7 @@ def one_call(rng: random.Random, stubs: Stubs, tally: Tally, huge: list[tuple[st
             timeout=30,
         )
     elif pick < 0.96:
-        request = rummy_pb2.ValidateMoveRequest(
+        odd_card = rummy_pb2.ValidateMoveRequest(
             position=rummy_pb2.RummyPosition(ruleset="carrossel", players=2, hand=["7\u017f"]),
             move=rummy_pb2.RummyMove(),
         )
@@ -258,7 +258,7 @@ def one_call(rng: random.Random, stubs: Stubs, tally: Tally, huge: list[tuple[st
             "ValidateMove lookalike",
             {INVALID, EXHAUSTED},
             stubs.rummy.ValidateMove,
-            request,
+            odd_card,
             timeout=30,
         )
     else:

@@ -62,7 +62,7 @@ def record(rulesets: Sequence[str], sizes: Sequence[str], n: int, seed: int) -> 
         seen.append((tie, tm))
         return tie
 
-    tries._tie_model = recording  # type: ignore[assignment]
+    tries._tie_model = recording
     try:
         for rid in rulesets:
             for size in sizes:
@@ -75,7 +75,7 @@ def record(rulesets: Sequence[str], sizes: Sequence[str], n: int, seed: int) -> 
                     tie, tm = seen[0]
                     out.append(_solved(spec.name, tie, tm))
     finally:
-        tries._tie_model = original  # type: ignore[assignment]
+        tries._tie_model = original
     return out
 
 

@@ -49,7 +49,7 @@ def error_of(call: Any, request: Any, **kwargs: Any) -> grpc.RpcError:
 
 def retry_delay_s(error: grpc.RpcError) -> float | None:
     """The ``google.rpc.RetryInfo`` hint of an error, in seconds, if it has one."""
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    status = rpc_status.from_call(error)
     for detail in status.details if status else ():
         info = error_details_pb2.RetryInfo()
         if detail.Unpack(info):
@@ -59,7 +59,7 @@ def retry_delay_s(error: grpc.RpcError) -> float | None:
 
 def field_violations(error: grpc.RpcError) -> dict[str, str]:
     """The ``google.rpc.BadRequest`` field violations of an error, by field path."""
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    status = rpc_status.from_call(error)
     found: dict[str, str] = {}
     for detail in status.details if status else ():
         bad = error_details_pb2.BadRequest()

@@ -35,6 +35,7 @@ def test_f1_deck_sizes(
 ) -> None:
     """F1: 56 = 52 + JK20 JK15 JK11 BROOM; 55 without JK20 (or, as an option, the broom);
     54 without both; 8/7/6 table cards; targets 120/90/60."""
+    assert CAROSELLO.fishing is not None
     deck = deck_for(CAROSELLO.fishing, size, omit_broom)
     assert deck is not None
     cards = deck_cards(deck)

@@ -25,7 +25,7 @@ def item_text(item: fishing_pb2.TableItem) -> str:
     return f"[{' '.join(item.cards)} ={item.value} @{item.owner}]"
 
 
-def code_name(code: int) -> str:
+def code_name(code: fishing_pb2.FishingViolationCode.ValueType) -> str:
     return fishing_pb2.FishingViolationCode.Name(code).removeprefix("FISHING_VIOLATION_CODE_")
 
 

@@ -23,7 +23,7 @@ from tests.reference.fishing_proposals import mistakes
 TIMEOUT = 10
 
 
-def code_name(code: int) -> str:
+def code_name(code: fishing_pb2.FishingViolationCode.ValueType) -> str:
     return fishing_pb2.FishingViolationCode.Name(code).removeprefix("FISHING_VIOLATION_CODE_")
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from bench.positions import bench_positions
 from solver.core.cards import JOKER_CARD
-from solver.rearrangement.model import TurnModel, deck, turn_options
+from solver.rearrangement.model import TurnModel, deck, structural_vars, turn_options
 from solver.rearrangement.search import Objective, solve_move
 from solver.rummy.position import Position, Turn, parse_position
 
@@ -50,7 +50,7 @@ def test_the_copy_finds_the_values_the_built_model_finds(
         monkeypatch.setattr(deck, "DECK_RULESETS", rulesets)
         results = [solve_move(p, objective, 2) for p in positions]
         assert all(r.optimal for r in results)
-        values = [
+        values: list[list[tuple[int, ...]]] = [
             [(m.cards_played, m.melds_changed, m.verdict.hand_points_after) for m in r.moves]
             for r in results
         ]
@@ -130,8 +130,8 @@ def test_excluding_a_found_table_reads_the_copys_own_bounds() -> None:
             continue  # no legal play: nothing to exclude
         checked += 1
         own = tm.model.proto.variables
-        bounds = [list(own[var.index].domain) for var in identity.structural_vars(tm.variables)]
-        values = [solver.value(var) for var in identity.structural_vars(tm.variables)]
+        bounds = [list(own[var.index].domain) for var in structural_vars(tm.variables)]
+        values = [solver.value(var) for var in structural_vars(tm.variables)]
         inside = sum(b[0] < v < b[-1] for b, v in zip(bounds, values, strict=True))
         before = len(own)
         identity.forbid(tm, solver)

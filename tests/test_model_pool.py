@@ -25,7 +25,9 @@ def _model(position: Position) -> TurnModel:
 
 
 def _upper(tm: TurnModel, shape: tuple[int, int, str]) -> int:
-    return list(tm.variables.pool.runs[shape].proto.domain)[-1]
+    # A copy first: OR-Tools 9.15's repeated proto fields read [-1] as the first element.
+    upper: int = list(tm.variables.pool.runs[shape].proto.domain)[-1]
+    return upper
 
 
 def test_a_run_needing_more_wilds_than_there_are_is_not_a_shape() -> None:

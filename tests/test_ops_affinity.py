@@ -8,6 +8,7 @@ import dataclasses
 import os
 import threading
 from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 
@@ -16,13 +17,15 @@ from service import affinity, serve_flags
 from service.server import ServeOptions
 from tests.ops_helpers import CARROSSEL_MOVE, own_server
 
+T = TypeVar("T")
+
 USABLE = frozenset(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else frozenset()
 needs_two_cores = pytest.mark.skipif(len(USABLE) < 2, reason="pinning needs two usable cores")
 
 
-def _in_a_thread(probe: Callable[[], object]) -> object:
+def _in_a_thread(probe: Callable[[], T]) -> T:
     """``probe``'s answer, run in a thread started here (it inherits this thread's cores)."""
-    answer: list[object] = []
+    answer: list[T] = []
     thread = threading.Thread(target=lambda: answer.append(probe()))
     thread.start()
     thread.join()
@@ -57,7 +60,7 @@ def test_a_search_on_a_pinned_thread_uses_every_core_then_the_thread_goes_back()
         return pinned, searching, os.sched_getaffinity(0)
 
     with affinity.pinned_while_built(min(USABLE)):
-        pinned, searching, after = _in_a_thread(probe)  # type: ignore[misc]
+        pinned, searching, after = _in_a_thread(probe)
     assert pinned == after == {min(USABLE)}
     assert searching == USABLE
 

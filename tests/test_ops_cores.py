@@ -66,7 +66,7 @@ def test_no_quota(tmp_path: Path, files: dict[str, str]) -> None:
 def test_defaults_follow_the_mask_capped_by_the_quota(
     monkeypatch: pytest.MonkeyPatch, mask: int, quota: float | None, usable: int
 ) -> None:
-    monkeypatch.setattr(cores.os, "sched_getaffinity", lambda pid: set(range(mask)))
+    monkeypatch.setattr("service.cores.os.sched_getaffinity", lambda pid: set(range(mask)))
     monkeypatch.setattr(cores, "cgroup_cpu_quota", lambda: quota)
     assert cores.usable_cores() == usable
     assert workers.default_workers() == usable

@@ -15,7 +15,12 @@ from tests.ops_helpers import own_server
 
 def test_a_large_request_asks_for_one_trim_and_a_small_one_for_none() -> None:
     calls: list[int] = []
-    trimmer = memory.Trimmer(trim=lambda pad: calls.append(pad) or 1)
+
+    def trim(pad: int) -> int:
+        calls.append(pad)
+        return 1
+
+    trimmer = memory.Trimmer(trim=trim)
     trimmer.note(memory.LARGE_REQUEST_BYTES - 1)
     time.sleep(memory.SETTLE_S * 2)
     assert calls == []

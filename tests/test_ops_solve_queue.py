@@ -130,7 +130,7 @@ def test_cheap_calls_and_health_never_wait_behind_solves() -> None:
 def test_by_default_each_core_runs_one_solve(
     monkeypatch: pytest.MonkeyPatch, processes: int, cores: int, slots: int
 ) -> None:
-    monkeypatch.setattr(service_cores.os, "sched_getaffinity", lambda pid: set(range(cores)))
+    monkeypatch.setattr("service.cores.os.sched_getaffinity", lambda pid: set(range(cores)))
     monkeypatch.setattr(service_cores, "cgroup_cpu_quota", lambda: None)
     assert limits.default_concurrent_solves(processes) == slots
 

@@ -47,8 +47,11 @@ def first_try_stops_early(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         s.parameters.stop_after_first_solution = not statuses
         solve = s.solve
 
-        def logged(model: cp_model.CpModel) -> cp_model.CpSolverStatus:
-            status = solve(model)
+        def logged(
+            model: cp_model.CpModel,
+            solution_callback: cp_model.CpSolverSolutionCallback | None = None,
+        ) -> cp_model.CpSolverStatus:
+            status = solve(model, solution_callback)
             statuses.append(f"{s.status_name(status)} with {len(model.proto.constraints)}")
             return status
 

@@ -139,15 +139,10 @@ def _build(cls: Any, values: dict[str, Any]) -> Message:
         if value is None:
             continue
         field = cls.DESCRIPTOR.fields_by_name[name]
-        target = (
-            getattr(message, name)
-            if field.type == FieldDescriptor.TYPE_MESSAGE or (field.is_repeated)
-            else None
-        )
         if field.is_repeated:
-            target.extend(value)
+            getattr(message, name).extend(value)
         elif field.type == FieldDescriptor.TYPE_MESSAGE:
-            target.CopyFrom(value)
+            getattr(message, name).CopyFrom(value)
         else:
             setattr(message, name, value)
     return message
@@ -173,7 +168,7 @@ def _refusal_problem(
     if code is grpc.StatusCode.UNIMPLEMENTED and _may_be_unimplemented(method, request):
         return None
     if code is grpc.StatusCode.INVALID_ARGUMENT:
-        status = rpc_status.from_call(error)  # type: ignore[arg-type]
+        status = rpc_status.from_call(error)
         for detail in status.details if status else ():
             bad = error_details_pb2.BadRequest()
             if detail.Unpack(bad) and bad.field_violations:
@@ -187,7 +182,7 @@ def test_hostile_requests_get_an_answer_or_a_proper_refusal(
     channel: grpc.Channel, method: MethodDescriptor
 ) -> None:
     response_cls = GetMessageClass(method.output_type)
-    call = channel.unary_unary(
+    call: grpc.UnaryUnaryMultiCallable[Message, Message] = channel.unary_unary(
         f"/{method.containing_service.full_name}/{method.name}",
         request_serializer=lambda message: message.SerializeToString(),
         response_deserializer=response_cls.FromString,

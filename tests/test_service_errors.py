@@ -113,7 +113,7 @@ def test_unknown_ruleset_lists_the_known_ids(rummy_stub: Any) -> None:
             ),
         )
         description = field_violations(error)["position.ruleset"]
-        for text in (description, error.details()):
+        for text in (description, error.details() or ""):
             assert f"(known rulesets: {', '.join(RULESETS)})" in text
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import os
 import random
+from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -35,10 +36,12 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from bench.positions import SIZES
+from bench.positions import PositionSpec as DealtSpec
 from bench.positions import random_position as deal
 from carrossel.v1 import rummy_pb2, rummy_pb2_grpc
 from tests.answer_checks import DEADLINE_S, effects_problems, judge, witness_problems
 from tests.reference.positions import REARRANGEMENT, random_spec
+from tests.reference.positions import PositionSpec as ReferenceSpec
 
 REQUESTS = int(os.environ.get("CARROSSEL_FUZZ_REQUESTS", "200"))
 SEED = 17
@@ -70,6 +73,7 @@ MALFORMED = [
 
 def _start(rng: random.Random) -> tuple[str, int, list[list[str]], list[str], dict[str, Any]]:
     ruleset = rng.choice(REARRANGEMENT)
+    spec: DealtSpec | ReferenceSpec
     if rng.random() < 0.6:
         spec = random_spec(ruleset, rng.randrange(10**9), max_wilds=rng.choice((0, 2, 4)))
     else:
@@ -154,7 +158,9 @@ def _requests() -> list[tuple[rummy_pb2.SolveMoveRequest, rummy_pb2.CheckKnockRe
         odd = rng.random() < 0.1  # a number out of range, which must be refused
         solve = rummy_pb2.SolveMoveRequest(
             position=position,
-            objective=rng.choice((0, 1, 2, 3, 9) if odd else (0, 1, 2, 3)),
+            objective=rummy_pb2.Objective.ValueType(
+                rng.choice((0, 1, 2, 3, 9) if odd else (0, 1, 2, 3))
+            ),
             max_moves=rng.choice((21, -1) if odd else (0, 1, 2, 3, 5)),
             time_limit_ms=rng.choice((1, 5, 50, 300, -3) if odd else (1, 5, 50, 300)),
         )
@@ -238,11 +244,12 @@ def _answer_problems(
             f"optimal {response.optimal}"
         )
     hand = len(request.position.hand)
-    value = {
+    by_objective: dict[int, Callable[[rummy_pb2.SolvedMove], int]] = {
         rummy_pb2.OBJECTIVE_MOST_CARDS: lambda m: len(m.played),
         rummy_pb2.OBJECTIVE_FEWEST_POINTS: lambda m: -m.hand_points_after,
         rummy_pb2.OBJECTIVE_GO_OUT: lambda m: (hand + 1) * m.went_out + len(m.played),
-    }.get(request.objective)
+    }
+    value = by_objective.get(request.objective)
     if value is None or not response.moves:
         return problems
     values = [value(m) for m in response.moves]

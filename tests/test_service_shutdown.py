@@ -6,6 +6,7 @@ import signal
 import socket
 import subprocess
 import sys
+from typing import cast
 
 import grpc
 import pytest
@@ -61,12 +62,17 @@ def test_signal_stops_the_server_gracefully(sig: signal.Signals, solve_first: bo
     assert '"method": "/grpc.health.v1.Health/Check"' in stderr  # one JSON line per call
 
 
+# Health/Check reads nothing of its context.
+NO_CONTEXT = cast(grpc.ServicerContext, None)
+
+
 def test_stop_marks_health_not_serving_first() -> None:
     built = build_server("127.0.0.1:0")
     request = health_pb2.HealthCheckRequest(service="carrossel.v1.RummyService")
-    assert built.health.Check(request, None).status == health_pb2.HealthCheckResponse.SERVING
+    status = health_pb2.HealthCheckResponse
+    assert built.health.Check(request, NO_CONTEXT).status == status.SERVING
     stopped = built.stop(grace=1.0)
-    assert built.health.Check(request, None).status == health_pb2.HealthCheckResponse.NOT_SERVING
+    assert built.health.Check(request, NO_CONTEXT).status == status.NOT_SERVING
     assert stopped.wait(5)
     assert health.SERVICE_NAME == "grpc.health.v1.Health"
 

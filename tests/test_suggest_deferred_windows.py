@@ -21,7 +21,7 @@ import pytest
 from ortools.sat.python import cp_model
 
 from bench.positions import bench_positions
-from solver.rearrangement import suggest
+from solver.rearrangement import suggest, tries
 from solver.rearrangement.model import TurnModel, sum_of, turn_options
 from solver.rearrangement.model.pool import RunNaturals
 from solver.rearrangement.search import validate_move
@@ -132,18 +132,18 @@ def _optimum(position: Position, proposal: Move) -> tuple[str, int]:
     """The suggestion search's last CP-SAT solve: its status and objective value (the
     model's optimum, which the table found realizes where the model's counts are exact)."""
     solves: list[tuple[str, int]] = []
-    solve_primary = suggest.tries.solve_primary
+    solve_primary = tries.solve_primary
 
     def recorded(*args: Any, **kwargs: Any) -> Any:
         solver, status = solve_primary(*args, **kwargs)
         solves.append((solver.status_name(status), round(solver.objective_value)))
         return solver, status
 
-    suggest.tries.solve_primary = recorded  # type: ignore[attr-defined]
+    tries.solve_primary = recorded
     try:
         suggest.suggest_move(position, proposal)  # its table re-checked by the referee
     finally:
-        suggest.tries.solve_primary = solve_primary  # type: ignore[attr-defined]
+        tries.solve_primary = solve_primary
     return solves[-1]
 
 

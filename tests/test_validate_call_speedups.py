@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from typing import Any
 
 import pytest
 
@@ -81,7 +82,7 @@ def test_a_meld_of_too_many_codes_is_refused_by_its_count() -> None:
 # --- parse and meld caches (solver.rummy.position, melds, table_change) -------------------
 
 
-def _carrossel_with(**meld_rules: int) -> object:
+def _carrossel_with(**meld_rules: Any) -> object:
     carrossel = get_ruleset("carrossel")
     assert carrossel is not None and carrossel.meld_rules is not None
     return dataclasses.replace(
