@@ -4,7 +4,8 @@ SPEC §5 bounds every card code's length before the request is parsed: the size 
 ``service.bounds`` (a meld's codes told from the meld's size) must refuse exactly the melds
 the per-code check refuses, whatever the codes' lengths and characters. The parse reads a
 request's codes in one go and falls back to naming each bad one; the meld caches key on the
-ruleset object, so a variant sharing an id keeps its own rules.
+ruleset object, so a variant sharing an id keeps its own rules. The answer's table is
+written from each meld's kept encoding: the bytes of a meld added at a time.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import pytest
 
 from carrossel.v1 import rummy_pb2
 from service import bounds, limits
-from solver.core.cards import parse_table_card
+from service.rummy import convert
+from solver.core.cards import TableCard, parse_table_card
 from solver.core.errors import InvalidRequest
 from solver.core.rulesets import get_ruleset
 from solver.rummy.melds import classify
@@ -134,3 +136,37 @@ def test_a_move_repeating_its_positions_melds_shares_their_objects_and_verdicts(
         for ruleset in (position.ruleset, _carrossel_with(group_max=3)):
             assert classify(ruleset, meld) == classify(ruleset, list(copy))  # type: ignore[arg-type]
             assert meld_key(ruleset, meld) == meld_key(ruleset, list(copy))  # type: ignore[arg-type]
+
+
+# --- the answer's table from each meld's kept encoding (service.rummy.convert.add_table) ---
+
+
+def _table_added_meld_by_meld(table: list[tuple[TableCard, ...]]) -> bytes:
+    response = rummy_pb2.ValidateMoveResponse(legal=True, hand_points_after=7)
+    for meld in table:
+        response.table.add().cards.extend(tc.code for tc in meld)
+    return response.SerializeToString()
+
+
+def _table_added(table: list[tuple[TableCard, ...]]) -> bytes:
+    response = rummy_pb2.ValidateMoveResponse(legal=True, hand_points_after=7)
+    convert.add_table(response, "table", table)
+    return response.SerializeToString()
+
+
+def test_the_tables_kept_encodings_give_the_bytes_of_a_meld_added_at_a_time() -> None:
+    melds = [tuple(map(parse_table_card, codes)) for codes in (["7H", "8H", "9H"], ["JK=5S"])]
+    # An empty meld, the same meld object twice (its kept encoding read back), and one
+    # longer than 127 bytes (a length of two varint bytes; no real meld is that long).
+    long_meld = tuple(parse_table_card(code) for code in ["10D"] * 40)
+    table = [melds[0], (), melds[1], melds[0], long_meld]
+    for _ in range(2):  # the second pass finds every encoding kept
+        assert _table_added(table) == _table_added_meld_by_meld(table)
+    assert _table_added([]) == _table_added_meld_by_meld([])
+
+
+@pytest.mark.parametrize("value", [0, 1, 127, 128, 300, 16_383, 16_384, 2**31])
+def test_a_varint_is_protobufs_own(value: int) -> None:
+    from google.protobuf.internal.encoder import _VarintBytes
+
+    assert convert._varint(value) == _VarintBytes(value)

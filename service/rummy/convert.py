@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+from google.protobuf.message import Message
 
 from carrossel.v1 import rummy_pb2
 from service.convert import check_code_count, codes, enum_to_proto
@@ -80,15 +80,56 @@ def table_to_proto(table: Iterable[Meld]) -> list[rummy_pb2.Meld]:
     return [meld_to_proto(m) for m in table]
 
 
-def add_table(
-    melds: RepeatedCompositeFieldContainer[rummy_pb2.Meld], table: Iterable[Meld]
-) -> None:
-    """Append ``table`` to a response's repeated melds in place: a list of ``Meld`` messages
-    given to a constructor is copied message by message, twice the work (an answer's
-    table is most of its size)."""
-    add = melds.add
-    for meld in table:
-        add().cards.extend(_codes_of(meld))
+def add_table(message: Message, field: str, table: Iterable[Meld]) -> None:
+    """Append ``table`` to ``message``'s repeated ``Meld`` field ``field``, in place.
+
+    Each meld's encoding in that field (tag, length, its codes) is kept per meld object, as
+    its codes are, and the whole table is read into the message in one C call: adding a
+    ``Meld`` and extending its codes per meld was half of building ValidateMove's answer (an
+    answer's table is most of its size); the bytes serialized are the same."""
+    tag = _field_tag(message, field)
+    known = _ENCODED.setdefault(tag, {})
+    message.MergeFromString(b"".join([_encoded(tag, known, meld) for meld in table]))
+
+
+_TAGS: dict[tuple[type[Message], str], bytes] = {}
+_LENGTH_DELIMITED = 2  # the wire type of a message field
+
+
+def _field_tag(message: Message, field: str) -> bytes:
+    tag = _TAGS.get((type(message), field))
+    if tag is None:
+        number = message.DESCRIPTOR.fields_by_name[field].number
+        tag = _TAGS[(type(message), field)] = _varint(number << 3 | _LENGTH_DELIMITED)
+    return tag
+
+
+def _varint(value: int) -> bytes:
+    """Protobuf's base-128 varint of a non-negative int."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+# A meld object's encoding by field tag and the meld's id; an entry holds its meld, so no
+# other object has that id while it is there (as ``_CODES``).
+_ENCODED: dict[bytes, dict[int, tuple[Meld, bytes]]] = {}
+
+
+def _encoded(tag: bytes, known: dict[int, tuple[Meld, bytes]], meld: Meld) -> bytes:
+    entry = known.get(id(meld))
+    if entry is not None and entry[0] is meld:
+        return entry[1]
+    body = rummy_pb2.Meld(cards=_codes_of(meld)).SerializeToString()
+    encoded = tag + _varint(len(body)) + body
+    if isinstance(meld, tuple):  # immutable: its encoding stays its encoding
+        if len(known) >= _MOST_CODES:
+            known.clear()
+        known[id(meld)] = (meld, encoded)
+    return encoded
 
 
 # A meld object's codes by its id: an answer's melds are mostly the move's own, interned by
