@@ -170,3 +170,104 @@ def test_a_varint_is_protobufs_own(value: int) -> None:
     from google.protobuf.internal.encoder import _VarintBytes
 
     assert convert._varint(value) == _VarintBytes(value)
+
+
+# --- a request's melds found by their bytes (service.rummy.convert._known_melds) -----------
+
+
+def _validate_request(
+    table: list[list[str]],
+    hand: list[str],
+    after: list[list[str]],
+    to_hand: list[str] | None = None,
+) -> rummy_pb2.ValidateMoveRequest:
+    return rummy_pb2.ValidateMoveRequest(
+        position=rummy_pb2.RummyPosition(
+            ruleset="mexe-mexe",
+            players=3,
+            table=[rummy_pb2.Meld(cards=meld) for meld in table],
+            hand=hand,
+            turn=rummy_pb2.Turn(cards_drawn=1),
+        ),
+        move=rummy_pb2.RummyMove(
+            table=[rummy_pb2.Meld(cards=meld) for meld in after], to_hand=to_hand or []
+        ),
+    )
+
+
+def _parsed(request: rummy_pb2.ValidateMoveRequest) -> convert.RummyCall | list[str]:
+    try:
+        return convert.validate_move_call(request)
+    except InvalidRequest as error:
+        return [f"{problem.field}: {problem.description}" for problem in error.problems]
+
+
+def test_a_request_read_again_by_its_melds_bytes_is_the_same_position_and_move() -> None:
+    """R1: the second read of a request finds its melds by their bytes; the position, the
+    move and their meld objects are the first read's."""
+    request = _validate_request(
+        [["7H", "8H", "9H"], ["5C", "5D", "5S"]], ["10H", "2C"], [["7H", "8H", "9H", "10H"]]
+    )
+    first = _parsed(request)
+    assert isinstance(first, convert.RummyCall)
+    assert convert._known_melds(request.position.table)[1] is not None  # now found by bytes
+    second = _parsed(rummy_pb2.ValidateMoveRequest.FromString(request.SerializeToString()))
+    assert second == first
+    assert isinstance(second, convert.RummyCall) and second.move and first.move
+    for before, again in zip(
+        (*first.position.table, *first.move.table),
+        (*second.position.table, *second.move.table),
+        strict=True,
+    ):
+        assert before is again
+
+
+@pytest.mark.parametrize(
+    ("table", "hand", "after", "to_hand"),
+    [
+        ([["7H", "8H", "9H"]], ["10H", "XX"], [["7H", "8H", "9H", "10H"]], []),  # a bad hand
+        ([["7H", "8H", "9H"]], ["10H"], [["7H", "8H", "9H", "10H"]], ["QQ"]),  # bad to_hand
+        ([["7H", "8H", "9H"]] * 3, ["7H"], [["7H", "8H", "9H"]], []),  # R1: too many copies
+        ([["7H", "8H", "9H"]], ["10H"], [["7H", "8H", "9H"]] * 3, []),  # R1, in the move
+        ([["7H", "8H", "9H"]] * 61, ["10H"], [["7H", "8H", "9H"]], []),  # too many melds
+        ([["7H", "8H", "9H"]], ["10H"] * 1000, [["7H", "8H", "9H"]], []),  # too many codes
+    ],
+)
+def test_a_request_of_known_melds_is_refused_as_on_its_first_read(
+    table: list[list[str]], hand: list[str], after: list[list[str]], to_hand: list[str]
+) -> None:
+    """R1: the melds known by their bytes change nothing a refusal says."""
+    known = _validate_request([["7H", "8H", "9H"]], ["10H"], [["7H", "8H", "9H", "10H"]])
+    assert isinstance(_parsed(known), convert.RummyCall)  # its melds are known now
+    request = _validate_request(table, hand, after, to_hand)
+    first, second = _parsed(request), _parsed(request)
+    assert isinstance(first, list) and first
+    assert second == first
+
+
+_RUNS = [
+    ["A", "2", "3"],
+    *([str(n), str(n + 1), str(n + 2)] for n in range(2, 9)),
+    ["9", "10", "J"],
+    ["10", "J", "Q"],
+    ["J", "Q", "K"],
+]
+
+
+def test_the_melds_by_bytes_are_forgotten_with_the_interned_melds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from solver.rummy import melds, position
+
+    request = _validate_request([["4D", "5D", "6D"]], ["7D"], [["4D", "5D", "6D", "7D"]])
+    assert isinstance(_parsed(request), convert.RummyCall)
+    assert convert._known_melds(request.position.table)[1] is not None
+    monkeypatch.setattr(position, "_MOST_MELDS", 0)  # the next new meld clears them all
+    runs = ([f"{rank}{suit}" for rank in ranks] for ranks in _RUNS for suit in "CDHS")
+    new_run = next(run for run in runs if tuple(run) not in position._MELDS)
+    parse_position("carrossel", 3, [new_run], [])
+    monkeypatch.undo()
+    assert convert._known_melds(request.position.table)[1] is None
+    again = _parsed(request)
+    assert isinstance(again, convert.RummyCall)
+    assert all(melds.INTERNED.get(id(meld)) is meld for meld in again.position.table)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from operator import methodcaller
+from typing import Protocol, cast
 
+from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from google.protobuf.message import Message
 
 from carrossel.v1 import rummy_pb2
@@ -21,7 +23,17 @@ from solver.core.errors import FieldProblem, InvalidRequest, ProblemCollector
 from solver.core.rulesets import Family
 from solver.core.violations import Violation
 from solver.rearrangement.search import MAX_MOVES
-from solver.rummy.position import Meld, Move, Position, Turn, parse_move, parse_position
+from solver.rummy.melds import INTERNED
+from solver.rummy.position import (
+    MAX_MELDS,
+    Meld,
+    Move,
+    Position,
+    Turn,
+    on_interned_melds_cleared,
+    parse_move,
+    parse_position,
+)
 
 
 def _meld_codes(melds: Iterable[rummy_pb2.Meld]) -> list[Sequence[str]]:
@@ -48,28 +60,81 @@ def turn_from_proto(turn: rummy_pb2.Turn) -> Turn:
 
 def position_from_proto(position: rummy_pb2.RummyPosition, field: str = "position") -> Position:
     """Parse a RummyPosition, or raise InvalidRequest with paths under ``field``."""
-    table = _meld_codes(position.table)
-    check_code_count(_code_count(table, position.hand), field)
+    keys, known = _known_melds(position.table)
+    if known is not None:
+        table: list[Sequence[str]] = []
+        check_code_count(sum(map(len, known)) + len(position.hand), field)
+    else:
+        table = _meld_codes(position.table)
+        check_code_count(_code_count(table, position.hand), field)
     try:
-        return parse_position(
+        parsed = parse_position(
             position.ruleset,
             position.players,
             table,
             position.hand,
             turn_from_proto(position.turn),
+            melds=known,
         )
     except InvalidRequest as error:
         raise error.prefixed(field) from error
+    if known is None:
+        _remember_melds(keys, parsed.table)
+    return parsed
 
 
 def move_from_proto(position: Position, move: rummy_pb2.RummyMove, field: str = "move") -> Move:
     """Parse a RummyMove against its position, or raise InvalidRequest under ``field``."""
-    table = _meld_codes(move.table)
-    check_code_count(_code_count(table, move.to_hand) + 1, field)  # + 1: the discard
+    keys, known = _known_melds(move.table)
+    if known is not None:
+        table: list[Sequence[str]] = []
+        check_code_count(sum(map(len, known)) + len(move.to_hand) + 1, field)  # + 1: discard
+    else:
+        table = _meld_codes(move.table)
+        check_code_count(_code_count(table, move.to_hand) + 1, field)
     try:
-        return parse_move(position, table, move.to_hand, move.knock, move.discard)
+        parsed = parse_move(position, table, move.to_hand, move.knock, move.discard, melds=known)
     except InvalidRequest as error:
         raise error.prefixed(field) from error
+    if known is None:
+        _remember_melds(keys, parsed.table)
+    return parsed
+
+
+# A request's melds by their bytes (each ``Meld`` message serialized, one C call): reading a
+# meld's codes makes a Python string of each, a third of parsing a request (both tables,
+# some 25 melds), where a meld seen before is found by its bytes. Only melds the parse has
+# interned are remembered (the parse reads each meld of an unknown table itself, and names
+# its problems), and the index is forgotten with them.
+_MELDS_BY_BYTES: dict[bytes, Meld] = {}
+_MOST_MELDS_BY_BYTES = 16384
+on_interned_melds_cleared(_MELDS_BY_BYTES.clear)
+_SERIALIZED = methodcaller("SerializeToString")
+
+
+def _known_melds(
+    melds: RepeatedCompositeFieldContainer[rummy_pb2.Meld],
+) -> tuple[list[bytes], list[Meld] | None]:
+    """The table's bytes per meld, and its melds when every one is known (else None)."""
+    if len(melds) > MAX_MELDS:
+        return [], None
+    keys = list(map(_SERIALIZED, melds))
+    found = list(map(_MELDS_BY_BYTES.get, keys))
+    if None in found:
+        return keys, None
+    return keys, cast(list[Meld], found)
+
+
+def _remember_melds(keys: list[bytes], table: Sequence[Meld]) -> None:
+    """Remember a parsed table's melds by their request bytes (the parse keeps one meld per
+    request meld, in order, when it accepts the table)."""
+    if len(keys) != len(table):
+        return
+    if len(_MELDS_BY_BYTES) + len(keys) > _MOST_MELDS_BY_BYTES:
+        _MELDS_BY_BYTES.clear()
+    for key, meld in zip(keys, table, strict=True):
+        if INTERNED.get(id(meld)) is meld:
+            _MELDS_BY_BYTES[key] = meld
 
 
 def meld_to_proto(meld: Sequence[TableCard]) -> rummy_pb2.Meld:

@@ -142,6 +142,9 @@ _MELDS: dict[tuple[str, ...], Meld] = {}
 _MOST_MELDS = 16384
 
 
+_ON_CLEAR: list[Callable[[], None]] = []
+
+
 def _interned_meld(codes: tuple[str, ...]) -> Meld:
     """The meld of these codes (raises NotationError for a bad one, remembering nothing)."""
     meld = _MELDS.get(codes)
@@ -150,9 +153,18 @@ def _interned_meld(codes: tuple[str, ...]) -> Meld:
         if len(_MELDS) >= _MOST_MELDS:
             _MELDS.clear()
             INTERNED.clear()
+            for clear in _ON_CLEAR:
+                clear()
         _MELDS[codes] = meld
         INTERNED[id(meld)] = meld
     return meld
+
+
+def on_interned_melds_cleared(clear: Callable[[], None]) -> None:
+    """Call ``clear`` whenever the interned melds are forgotten (every ``_MOST_MELDS`` new
+    ones): a caller's own index of them (``service.rummy.convert``'s by request bytes) is
+    then forgotten too, so that every meld it gives is one the meld memos keep long."""
+    _ON_CLEAR.append(clear)
 
 
 _SPECIAL = operator.attrgetter("special")
@@ -230,11 +242,16 @@ def parse_position(
     table: Sequence[Sequence[str]],
     hand: Sequence[str],
     turn: Turn | None = None,
+    *,
+    melds: Sequence[Meld] | None = None,
 ) -> Position:
-    """Build a Position from card codes, or raise InvalidRequest listing every problem."""
+    """Build a Position from card codes, or raise InvalidRequest listing every problem.
+
+    ``melds``, when given, are the table's melds already read: at most ``MAX_MELDS``, each
+    the interned meld this parse made of its codes before (``table`` is then not read)."""
     errors = ProblemCollector()
     ruleset = resolve_ruleset(ruleset_id, players, errors)
-    melds = parse_melds(table, "table", errors)
+    melds = list(melds) if melds is not None else parse_melds(table, "table", errors)
     hand_cards = parse_cards(hand, "hand", errors)
     turn = turn or Turn()
     if turn.cards_drawn < 0 or turn.cards_drawn > 100:
@@ -288,15 +305,18 @@ def parse_move(
     to_hand: Sequence[str] = (),
     knock: bool = False,
     discard: str = "",
+    *,
+    melds: Sequence[Meld] | None = None,
 ) -> Move:
     """Build a Move from card codes, or raise InvalidRequest (paths relative to the move).
 
     An invalid meld in the move is *not* an error here: it is a violation the validator
     reports. Only what cannot be a card, or cannot exist in the deck, is malformed.
+    ``melds``: the table's melds already read, as for ``parse_position``.
     """
     errors = ProblemCollector()
     ruleset = position.ruleset
-    melds = parse_melds(table, "table", errors)
+    melds = list(melds) if melds is not None else parse_melds(table, "table", errors)
     back = parse_cards(to_hand, "to_hand", errors)
     discard_card: Card | None = None
     if discard:
