@@ -271,3 +271,16 @@ def test_the_melds_by_bytes_are_forgotten_with_the_interned_melds(
     again = _parsed(request)
     assert isinstance(again, convert.RummyCall)
     assert all(melds.INTERNED.get(id(meld)) is meld for meld in again.position.table)
+
+
+def test_a_foreign_card_among_the_decks_jokers_is_named_at_its_own_path() -> None:
+    """R1: the table's special cards are walked for paths only when one is foreign to the
+    deck; a joker (carrossel's) beside it is not named."""
+    table = [["JK", "7H", "8H"], ["9S", "BROOM", "9C"]]
+    with pytest.raises(InvalidRequest) as caught:
+        parse_position("carrossel", 3, table, ["JK", "5C"])
+    assert [p.field for p in caught.value.problems] == ["table[1].cards[1]"]
+    position = parse_position("carrossel", 3, table[:1], ["5C"])
+    with pytest.raises(InvalidRequest) as caught:
+        parse_move(position, table, ["BROOM"])
+    assert [p.field for p in caught.value.problems] == ["table[1].cards[1]", "to_hand[0]"]

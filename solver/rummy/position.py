@@ -170,6 +170,12 @@ def on_interned_melds_cleared(clear: Callable[[], None]) -> None:
 _SPECIAL = operator.attrgetter("special")
 
 
+def _any_foreign(ruleset: Ruleset, cards: Iterable[Card]) -> bool:
+    """Whether any of ``cards`` is foreign to the ruleset's deck; only a special card can be,
+    and those are few: found in C, then asked one by one."""
+    return any(foreign_card(ruleset, card) for card in filter(_SPECIAL, cards))
+
+
 def check_playable(
     ruleset: Ruleset, cards: Iterable[tuple[str, Card]], errors: ProblemCollector
 ) -> None:
@@ -271,8 +277,9 @@ def parse_position(
     table_cards = [tc.card for meld in melds for tc in meld]
     counts = Counter(hand_cards)
     counts.update(table_cards)
-    # A table without a special card (most) has nothing check_playable could name.
-    any_special = any(map(_SPECIAL, table_cards))
+    # A table without a special card foreign to the deck (most; a joker is in most decks)
+    # has nothing check_playable could name.
+    any_special = _any_foreign(ruleset, table_cards)
     # A contract game's table holds melds grown by lay-offs (carioca: trios past 3 cards,
     # sequences up to 14, C5), not the opening's exact shapes.
     if ruleset.contract_rules is None:
@@ -326,8 +333,8 @@ def parse_move(
             errors.add("discard", str(exc))
     counts = Counter([tc.card for meld in melds for tc in meld])
     # Only a special card can be foreign to the deck (as in parse_position): paths are
-    # written for those alone, and looked for only when the table holds one.
-    if any(map(_SPECIAL, counts)):
+    # written for those alone, and looked for only when the table holds a foreign one.
+    if _any_foreign(ruleset, counts):
         check_playable(
             ruleset,
             (
