@@ -1,5 +1,7 @@
-"""The server's log lines (``service.log_format``): the time made once per second reads as
-``logging.Formatter``'s own, and a call's line is the record ``log.info`` would make."""
+"""The work around each call made cheaper (issue #51) keeps what it did: the server's log
+lines (``service.log_format``: the time made once per second reads as
+``logging.Formatter``'s own, and a call's line is the record ``log.info`` would make), and
+the interceptor's plan per method (``service.interceptors``)."""
 
 from __future__ import annotations
 
@@ -56,3 +58,35 @@ def test_no_record_is_made_below_the_loggers_level(caplog: pytest.LogCaptureFixt
     caplog.set_level(logging.WARNING, logger="carrossel.rpc")
     _info(_LINE, ("/carrossel.v1.Test/Quiet", "OK", 0.25, "abc"))
     assert not [r for r in caplog.records if r.name == "carrossel.rpc"]
+
+
+def test_the_interceptor_plans_a_method_once_and_again_for_a_new_handler() -> None:
+    """A method's lane and handler factory are decided on its first call; a handler object
+    that changes (a server re-registering its services) gets a plan of its own."""
+    import grpc
+
+    from service.capacity import Capacity
+    from service.interceptors import CallInterceptor
+
+    def behavior(request: object, context: object) -> object:
+        return request
+
+    class Details:
+        method = "/carrossel.v1.RummyService/ValidateMove"
+        invocation_metadata = (("x-request-id", "plan-1"),)
+
+    capacity = Capacity(workers=1)
+    try:
+        interceptor = CallInterceptor(capacity)
+        first = grpc.unary_unary_rpc_method_handler(behavior)
+        second = grpc.unary_unary_rpc_method_handler(behavior)
+        for _ in range(2):
+            wrapped = interceptor.intercept_service(lambda _: first, Details())  # type: ignore[arg-type]
+            assert wrapped is not None and wrapped.unary_unary is not behavior
+            assert wrapped.unary_unary.experimental_thread_pool is capacity.calls.pool  # type: ignore[union-attr]
+        plan = interceptor._plans[Details.method]
+        assert plan.handler is first
+        interceptor.intercept_service(lambda _: second, Details())  # type: ignore[arg-type]
+        assert interceptor._plans[Details.method].handler is second
+    finally:
+        capacity.shutdown()
