@@ -284,3 +284,21 @@ def test_a_foreign_card_among_the_decks_jokers_is_named_at_its_own_path() -> Non
     with pytest.raises(InvalidRequest) as caught:
         parse_move(position, table, ["BROOM"])
     assert [p.field for p in caught.value.problems] == ["table[1].cards[1]", "to_hand[0]"]
+
+
+def test_a_known_meld_skips_the_bounds_walk_and_a_long_code_never_does() -> None:
+    """SPEC §5: a meld the parse accepted before is within bounds by its bytes; a code the
+    parse reads (spaces around it) but longer than a code may be is never remembered, so
+    the bounds check refuses it however often it is sent."""
+    padded = "7H".rjust(LONGEST + 4)
+    request = _validate_request([["7S", "8S", "9S"], [padded, "8H", "9H"]], ["10S"], [])
+    convert.validate_move_call(request)  # parsed without the bounds check (in process)
+    assert convert._known_melds(request.position.table)[1] is None  # the padded one unknown
+    for _ in range(2):
+        assert _refused_paths(request) == ["position.table[1].cards[0]"]
+    fine = _validate_request([["7S", "8S", "9S"]], ["10S"], [["7S", "8S", "9S", "10S"]])
+    bounds.check(fine)
+    convert.validate_move_call(fine)
+    assert convert._melds_within_bounds(fine.position.table)  # known by its bytes now
+    bounds.check(fine)
+    convert._READ.clear()

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import methodcaller
-from typing import Protocol, cast
+from typing import Any, Protocol, cast
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 from google.protobuf.message import Message
 
 from carrossel.v1 import rummy_pb2
+from service import bounds, limits
 from service.convert import check_code_count, codes, enum_to_proto
 from solver.contract.draw import parse_discard_top
 from solver.core.cards import Card, TableCard
@@ -25,6 +26,7 @@ from solver.core.violations import Violation
 from solver.rearrangement.search import MAX_MOVES
 from solver.rummy.melds import INTERNED
 from solver.rummy.position import (
+    MAX_CARDS_PER_MELD,
     MAX_MELDS,
     Meld,
     Move,
@@ -79,7 +81,7 @@ def position_from_proto(position: rummy_pb2.RummyPosition, field: str = "positio
     except InvalidRequest as error:
         raise error.prefixed(field) from error
     if known is None:
-        _remember_melds(keys, parsed.table)
+        _remember_melds(keys, parsed.table, position.table)
     return parsed
 
 
@@ -97,7 +99,7 @@ def move_from_proto(position: Position, move: rummy_pb2.RummyMove, field: str = 
     except InvalidRequest as error:
         raise error.prefixed(field) from error
     if known is None:
-        _remember_melds(keys, parsed.table)
+        _remember_melds(keys, parsed.table, move.table)
     return parsed
 
 
@@ -115,7 +117,11 @@ _SERIALIZED = methodcaller("SerializeToString")
 def _known_melds(
     melds: RepeatedCompositeFieldContainer[rummy_pb2.Meld],
 ) -> tuple[list[bytes], list[Meld] | None]:
-    """The table's bytes per meld, and its melds when every one is known (else None)."""
+    """The table's bytes per meld, and its melds when every one is known (else None); read
+    by the request's bounds check just before (``_melds_within_bounds``), or here."""
+    read = _READ.pop(id(melds), None)
+    if read is not None and read[0] is melds:
+        return read[1], read[2]
     if len(melds) > MAX_MELDS:
         return [], None
     keys = list(map(_SERIALIZED, melds))
@@ -125,16 +131,51 @@ def _known_melds(
     return keys, cast(list[Meld], found)
 
 
-def _remember_melds(keys: list[bytes], table: Sequence[Meld]) -> None:
+# What the bounds check read of a request's tables, for the parse that follows on the same
+# thread, by the table's id; an entry holds its table (so no other has that id meanwhile)
+# and is taken by the parse. Tables of RPCs that do not parse them are dropped in bulk.
+_READ: dict[int, tuple[Any, list[bytes], list[Meld] | None]] = {}
+_MOST_READ = 256
+
+
+def _melds_within_bounds(melds: RepeatedCompositeFieldContainer[rummy_pb2.Meld]) -> bool:
+    """For ``service.bounds``: whether every meld of a table is one the parse accepted
+    before (so within every bound: at most 14 codes, each a card's); the bytes read and the
+    melds found are kept for the parse."""
+    if len(melds) > MAX_MELDS:
+        return False
+    keys = list(map(_SERIALIZED, melds))
+    found = list(map(_MELDS_BY_BYTES.get, keys))
+    known = None not in found
+    if len(_READ) >= _MOST_READ:
+        _READ.clear()
+    _READ[id(melds)] = (melds, keys, cast(list[Meld], found) if known else None)
+    return known
+
+
+bounds.register_known_items(rummy_pb2.Meld.DESCRIPTOR, _melds_within_bounds)
+
+
+def _remember_melds(
+    keys: list[bytes], table: Sequence[Meld], sent: Sequence[rummy_pb2.Meld]
+) -> None:
     """Remember a parsed table's melds by their request bytes (the parse keeps one meld per
-    request meld, in order, when it accepts the table)."""
-    if len(keys) != len(table):
+    request meld, in order, when it accepts the table). A meld known by its bytes skips the
+    bounds check (``_melds_within_bounds``): only one whose codes are all within it is."""
+    if len(keys) != len(table) or len(keys) != len(sent):
         return
     if len(_MELDS_BY_BYTES) + len(keys) > _MOST_MELDS_BY_BYTES:
         _MELDS_BY_BYTES.clear()
-    for key, meld in zip(keys, table, strict=True):
-        if INTERNED.get(id(meld)) is meld:
+    for key, meld, message in zip(keys, table, sent, strict=True):
+        if INTERNED.get(id(meld)) is meld and _within_code_bounds(message.cards):
             _MELDS_BY_BYTES[key] = meld
+
+
+def _within_code_bounds(codes: Sequence[str]) -> bool:
+    # The parse reads a code with spaces around it: bounds, not the parse, limit its length.
+    return len(codes) <= MAX_CARDS_PER_MELD and all(
+        len(code) <= limits.MAX_CODE_LENGTH for code in codes
+    )
 
 
 def meld_to_proto(meld: Sequence[TableCard]) -> rummy_pb2.Meld:
