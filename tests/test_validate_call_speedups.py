@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
 
 import pytest
 
@@ -302,3 +303,18 @@ def test_a_known_meld_skips_the_bounds_walk_and_a_long_code_never_does() -> None
     assert convert._melds_within_bounds(fine.position.table)  # known by its bytes now
     bounds.check(fine)
     convert._READ.clear()
+
+
+def test_the_parses_table_count_is_a_fresh_copy_and_never_another_tables() -> None:
+    """R6 counts the table's cards before and after: the parse's own count is handed out as
+    a copy, and a position or move rebuilt with another table counts that table."""
+    position = parse_position("carrossel", 3, [["7H", "8H", "9H"], ["5C", "5D", "5S"]], ["10H"])
+    move = parse_move(position, [["7H", "8H", "9H", "10H"], ["5C", "5D", "5S"]])
+    for parsed in (position, move):
+        counted = parsed.table_cards()
+        assert counted == Counter(tc.card for meld in parsed.table for tc in meld)
+        counted.clear()  # a caller's copy: the next count is whole again
+        assert sum(parsed.table_cards().values()) == sum(map(len, parsed.table))
+    other = dataclasses.replace(move, table=position.table)
+    assert other.table_cards() == position.table_cards()
+    assert dataclasses.replace(position, hand=()).table_cards() == position.table_cards()

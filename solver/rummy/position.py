@@ -30,6 +30,8 @@ from solver.rummy.melds import (
 )
 
 Meld = tuple[TableCard, ...]
+TableCount = tuple[tuple[Meld, ...], Counter[Card]]
+"""A table and the count of its cards the parse made (the referee counts them again)."""
 
 # Bounds that keep every request small enough to answer fast (SPEC §5).
 MAX_MELDS = 60
@@ -57,9 +59,10 @@ class Position:
     hand: tuple[Card, ...]
     turn: Turn = field(default_factory=Turn)
     readings: tuple[MeldClassification, ...] = ()  # the table's melds, classified
+    counted: TableCount | None = field(default=None, compare=False, repr=False)
 
     def table_cards(self) -> Counter[Card]:
-        return Counter([tc.card for meld in self.table for tc in meld])
+        return _table_cards(self.table, self.counted)
 
 
 @dataclass(frozen=True)
@@ -70,9 +73,18 @@ class Move:
     to_hand: tuple[Card, ...] = ()
     knock: bool = False
     discard: Card | None = None
+    counted: TableCount | None = field(default=None, compare=False, repr=False)
 
     def table_cards(self) -> Counter[Card]:
-        return Counter([tc.card for meld in self.table for tc in meld])
+        return _table_cards(self.table, self.counted)
+
+
+def _table_cards(table: tuple[Meld, ...], counted: TableCount | None) -> Counter[Card]:
+    """A fresh count of the table's cards: a copy of the parse's own count where it counted
+    this very table (``dataclasses.replace`` with another table does not reuse it)."""
+    if counted is not None and counted[0] is table:
+        return Counter(counted[1])
+    return Counter([tc.card for meld in table for tc in meld])
 
 
 def resolve_ruleset(ruleset_id: str, players: int, errors: ProblemCollector) -> Ruleset | None:
@@ -275,8 +287,9 @@ def parse_position(
         ruleset, ((f"hand[{i}]", c) for i, c in enumerate(hand_cards) if c.special), errors
     )
     table_cards = [tc.card for meld in melds for tc in meld]
-    counts = Counter(hand_cards)
-    counts.update(table_cards)
+    table_counts = Counter(table_cards)
+    counts = Counter(table_counts)
+    counts.update(hand_cards)
     # A table without a special card foreign to the deck (most; a joker is in most decks)
     # has nothing check_playable could name.
     any_special = _any_foreign(ruleset, table_cards)
@@ -303,7 +316,10 @@ def parse_position(
     in_hand = set(hand_cards)
     check_counts(ruleset, players, counts, lambda c: "hand" if c in in_hand else "table", errors)
     errors.raise_if_any()
-    return Position(ruleset, players, tuple(melds), tuple(hand_cards), turn, tuple(readings))
+    read = tuple(melds)
+    return Position(
+        ruleset, players, read, tuple(hand_cards), turn, tuple(readings), (read, table_counts)
+    )
 
 
 def parse_move(
@@ -348,7 +364,8 @@ def parse_move(
     check_playable(ruleset, ((f"to_hand[{i}]", c) for i, c in enumerate(back) if c.special), errors)
     check_counts(ruleset, position.players, counts, "table", errors)
     errors.raise_if_any()
-    return Move(tuple(melds), tuple(back), knock, discard_card)
+    read = tuple(melds)
+    return Move(read, tuple(back), knock, discard_card, (read, counts))
 
 
 def raise_prefixed(error: InvalidRequest, prefix: str) -> None:
