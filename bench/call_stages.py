@@ -12,8 +12,8 @@ on one kept channel, each after ``--gap-ms`` of client work (the solve bench's c
 solves in process between calls, so the server sits idle about that long). Per size it
 prints the medians of each stage:
 
-- *reaching the server*: from the client's call to the server's interceptor choosing the
-  call's lane (on grpcio's polling thread);
+- *reaching the server*: from the client's call to the server's interceptor taking the
+  call (on grpcio's polling thread; it then chooses the call's lane);
 - *hand-off*: from there to the handler's start on a solve thread (grpcio hands the call
   to the lane's pool, which then reads the request's message);
 - *handler*: ``RummyServicer.SolveMove`` (parse, solve, answer);
@@ -52,17 +52,17 @@ def serve(port: int, times: str, serve_flags: Sequence[str] = ()) -> None:
     call's dispatch, handler start and handler end (ns) written over one fixed-size record
     of ``times`` (one ``pwrite``: a few µs, not a buffered line and its flush)."""
     import service.rummy as rummy
-    from service import capacity
+    from service import interceptors
     from service.cli import main as cli
 
     dispatched = [0]
-    lane_for = capacity.Capacity.lane_for
+    intercept = interceptors.CallInterceptor.intercept_service
     record = os.open(times, os.O_WRONLY)
 
-    def timed_lane_for(self: capacity.Capacity, method: str, handler: object) -> object:
-        if method.rsplit("/", 1)[-1] in TIMED:
+    def timed_intercept(self: interceptors.CallInterceptor, continuation: Any, details: Any) -> Any:
+        if details.method.rsplit("/", 1)[-1] in TIMED:
             dispatched[0] = time.monotonic_ns()
-        return lane_for(self, method, handler)
+        return intercept(self, continuation, details)
 
     def timed(handle: Any) -> Any:
         def call(self: rummy.RummyServicer, request: object, context: object) -> object:
@@ -74,7 +74,7 @@ def serve(port: int, times: str, serve_flags: Sequence[str] = ()) -> None:
 
         return call
 
-    capacity.Capacity.lane_for = timed_lane_for  # type: ignore[assignment,method-assign]
+    interceptors.CallInterceptor.intercept_service = timed_intercept  # type: ignore[method-assign]
     for method in TIMED:
         setattr(rummy.RummyServicer, method, timed(getattr(rummy.RummyServicer, method)))
     # One worker of `make run`'s server, pinned as there; a later --serve-flag wins.

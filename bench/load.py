@@ -2,19 +2,20 @@
 
 Each client sends one call, waits for its answer, and sends the next (closed loop), drawing
 ValidateMove or SolveMove at the given mix over mid positions of the chosen rulesets; each
-client has its own connection. The
-ValidateMove requests carry the best move of their position (solved in-process before the
-clock starts), so they are the plays a client would really submit. It prints the
-throughput, p50/p90/p99 per RPC, and every status other than OK with its count; with a
-server it started itself, also the resident memory of each of its processes every
-``--rss-every`` seconds and the server's CPU time (OK calls per CPU second compares runs on
-a shared machine). ``--compare`` runs one server per ``CPUS:WORKERS`` setting (``taskset -c
-CPUS``, ``--workers WORKERS``) and prints a row each.
+client has its own connection. The ValidateMove requests carry the best move of their
+position (solved in-process before the clock starts), so they are the plays a client would
+really submit. It prints the throughput, p50/p90/p99 per RPC, and every status other than
+OK with its count; with a server it started itself (or one named ``--target ADDR@PID``),
+also the resident memory of each of its processes every ``--rss-every`` seconds and the
+server's CPU time (OK calls per CPU second compares runs on a shared machine).
+``--compare`` runs one server per ``CPUS:WORKERS`` setting (``taskset -c CPUS``,
+``--workers WORKERS``) and prints a row each.
 
     .venv/bin/python -m bench.load --clients 16 --duration 20
     .venv/bin/python -m bench.load --clients 16 --duration 60 --rss-every 10
     .venv/bin/python -m bench.load --clients 16 --duration 20 --compare '0:1;0,1:1;0,1:2'
     .venv/bin/python -m bench.load --target 127.0.0.1:50051 --clients 64 --mix 0.6
+    .venv/bin/python -m bench.load --target 127.0.0.1:50051@PID --clients 16 --duration 15
 
 Loopback only: ``--target`` must be a 127.0.0.0/8 or localhost address.
 """
@@ -287,10 +288,12 @@ def run_once(
 ) -> tuple[Tally, float, ServerWatch | None, str]:
     """One load run against ``--target`` or a server started with ``setting``."""
     server: subprocess.Popen[bytes] | None = None
-    target = args.target
-    if target is None:
+    target, _, pid = (args.target or "").partition("@")
+    if not target:
         server, target = _start_server(setting.workers, setting.cpus)
-    watch = ServerWatch(server.pid) if server else None
+    # A running server named with its process (``--target ADDR@PID``) is watched as one
+    # started here: its CPU per OK call, its RSS.
+    watch = ServerWatch(server.pid) if server else ServerWatch(int(pid)) if pid else None
 
     async def load() -> tuple[Tally, float]:
         stop_at = time.monotonic() + args.duration
@@ -344,7 +347,11 @@ COMPARE_HEADER = (
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--target", help="host:port of a running server (loopback only)")
+    parser.add_argument(
+        "--target",
+        help="host:port of a running server (loopback only); host:port@PID also reads the "
+        "server's CPU and RSS (its process and its workers)",
+    )
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients")
     parser.add_argument("--duration", type=float, default=20.0, help="seconds of load")
     parser.add_argument("--mix", type=float, default=0.6, help="share of ValidateMove calls")

@@ -35,6 +35,7 @@ from service import affinity, capacity, limits, memory, metrics
 from service.fishing import FishingServicer
 from service.health import HealthServicer
 from service.interceptors import CallInterceptor
+from service.log_format import LineFormatter
 from service.rulesets import RulesetServicer
 from service.rummy import RummyServicer
 from service.security import ConfigError, TlsFiles, TokenAuth, server_credentials
@@ -246,11 +247,9 @@ def create_server(
 
 def configure_logging() -> None:
     """One line per record on stderr; the per-call lines are JSON objects."""
-    logging.basicConfig(
-        stream=sys.stderr,
-        level=logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(LineFormatter())
+    logging.basicConfig(level=logging.INFO, handlers=[handler])
 
 
 def warm_up_models() -> None:

@@ -4,20 +4,24 @@ SPEC §5 bounds every card code's length before the request is parsed: the size 
 ``service.bounds`` (a meld's codes told from the meld's size) must refuse exactly the melds
 the per-code check refuses, whatever the codes' lengths and characters. The parse reads a
 request's codes in one go and falls back to naming each bad one; the meld caches key on the
-ruleset object, so a variant sharing an id keeps its own rules.
+ruleset object, so a variant sharing an id keeps its own rules. The answer's table is
+written from each meld's kept encoding: the bytes of a meld added at a time.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
 
 from carrossel.v1 import rummy_pb2
 from service import bounds, limits
-from solver.core.cards import parse_table_card
+from service.rummy import convert
+from solver.core.cards import TableCard, parse_table_card
 from solver.core.errors import InvalidRequest
 from solver.core.rulesets import get_ruleset
 from solver.rummy.melds import classify
@@ -135,3 +139,176 @@ def test_a_move_repeating_its_positions_melds_shares_their_objects_and_verdicts(
         for ruleset in (position.ruleset, _carrossel_with(group_max=3)):
             assert classify(ruleset, meld) == classify(ruleset, list(copy))  # type: ignore[arg-type]
             assert meld_key(ruleset, meld) == meld_key(ruleset, list(copy))  # type: ignore[arg-type]
+
+
+# --- the answer's table from each meld's kept encoding (service.rummy.convert.add_table) ---
+
+
+def _table_added_meld_by_meld(table: list[tuple[TableCard, ...]]) -> bytes:
+    response = rummy_pb2.ValidateMoveResponse(legal=True, hand_points_after=7)
+    for meld in table:
+        response.table.add().cards.extend(tc.code for tc in meld)
+    return response.SerializeToString()
+
+
+def _table_added(table: list[tuple[TableCard, ...]]) -> bytes:
+    response = rummy_pb2.ValidateMoveResponse(legal=True, hand_points_after=7)
+    convert.add_table(response, "table", table)
+    return response.SerializeToString()
+
+
+def test_the_tables_kept_encodings_give_the_bytes_of_a_meld_added_at_a_time() -> None:
+    melds = [tuple(map(parse_table_card, codes)) for codes in (["7H", "8H", "9H"], ["JK=5S"])]
+    # An empty meld, the same meld object twice (its kept encoding read back), and one
+    # longer than 127 bytes (a length of two varint bytes; no real meld is that long).
+    long_meld = tuple(parse_table_card(code) for code in ["10D"] * 40)
+    table = [melds[0], (), melds[1], melds[0], long_meld]
+    for _ in range(2):  # the second pass finds every encoding kept
+        assert _table_added(table) == _table_added_meld_by_meld(table)
+    assert _table_added([]) == _table_added_meld_by_meld([])
+
+
+@pytest.mark.parametrize("value", [0, 1, 127, 128, 300, 16_383, 16_384, 2**31])
+def test_a_varint_is_protobufs_own(value: int) -> None:
+    from google.protobuf.internal.encoder import _VarintBytes
+
+    assert convert._varint(value) == _VarintBytes(value)
+
+
+# --- a request's melds found by their bytes (service.rummy.convert._known_melds) -----------
+
+
+def _validate_request(
+    table: list[list[str]],
+    hand: list[str],
+    after: list[list[str]],
+    to_hand: list[str] | None = None,
+) -> rummy_pb2.ValidateMoveRequest:
+    return rummy_pb2.ValidateMoveRequest(
+        position=rummy_pb2.RummyPosition(
+            ruleset="mexe-mexe",
+            players=3,
+            table=[rummy_pb2.Meld(cards=meld) for meld in table],
+            hand=hand,
+            turn=rummy_pb2.Turn(cards_drawn=1),
+        ),
+        move=rummy_pb2.RummyMove(
+            table=[rummy_pb2.Meld(cards=meld) for meld in after], to_hand=to_hand or []
+        ),
+    )
+
+
+def _parsed(request: rummy_pb2.ValidateMoveRequest) -> convert.RummyCall | list[str]:
+    try:
+        return convert.validate_move_call(request)
+    except InvalidRequest as error:
+        return [f"{problem.field}: {problem.description}" for problem in error.problems]
+
+
+def test_a_request_read_again_by_its_melds_bytes_is_the_same_position_and_move() -> None:
+    """R1: the second read of a request finds its melds by their bytes; the position, the
+    move and their meld objects are the first read's."""
+    request = _validate_request(
+        [["7H", "8H", "9H"], ["5C", "5D", "5S"]], ["10H", "2C"], [["7H", "8H", "9H", "10H"]]
+    )
+    first = _parsed(request)
+    assert isinstance(first, convert.RummyCall)
+    assert convert._known_melds(request.position.table)[1] is not None  # now found by bytes
+    second = _parsed(rummy_pb2.ValidateMoveRequest.FromString(request.SerializeToString()))
+    assert second == first
+    assert isinstance(second, convert.RummyCall) and second.move and first.move
+    for before, again in zip(
+        (*first.position.table, *first.move.table),
+        (*second.position.table, *second.move.table),
+        strict=True,
+    ):
+        assert before is again
+
+
+@pytest.mark.parametrize(
+    ("table", "hand", "after", "to_hand"),
+    [
+        ([["7H", "8H", "9H"]], ["10H", "XX"], [["7H", "8H", "9H", "10H"]], []),  # a bad hand
+        ([["7H", "8H", "9H"]], ["10H"], [["7H", "8H", "9H", "10H"]], ["QQ"]),  # bad to_hand
+        ([["7H", "8H", "9H"]] * 3, ["7H"], [["7H", "8H", "9H"]], []),  # R1: too many copies
+        ([["7H", "8H", "9H"]], ["10H"], [["7H", "8H", "9H"]] * 3, []),  # R1, in the move
+        ([["7H", "8H", "9H"]] * 61, ["10H"], [["7H", "8H", "9H"]], []),  # too many melds
+        ([["7H", "8H", "9H"]], ["10H"] * 1000, [["7H", "8H", "9H"]], []),  # too many codes
+    ],
+)
+def test_a_request_of_known_melds_is_refused_as_on_its_first_read(
+    table: list[list[str]], hand: list[str], after: list[list[str]], to_hand: list[str]
+) -> None:
+    """R1: the melds known by their bytes change nothing a refusal says."""
+    known = _validate_request([["7H", "8H", "9H"]], ["10H"], [["7H", "8H", "9H", "10H"]])
+    assert isinstance(_parsed(known), convert.RummyCall)  # its melds are known now
+    request = _validate_request(table, hand, after, to_hand)
+    first, second = _parsed(request), _parsed(request)
+    assert isinstance(first, list) and first
+    assert second == first
+
+
+def test_the_melds_by_bytes_are_forgotten_with_the_interned_melds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from solver.rummy import melds, position
+
+    request = _validate_request([["4D", "5D", "6D"]], ["7D"], [["4D", "5D", "6D", "7D"]])
+    assert isinstance(_parsed(request), convert.RummyCall)
+    assert convert._known_melds(request.position.table)[1] is not None
+    monkeypatch.setattr(position, "_MOST_MELDS", 0)  # the next new meld clears them all
+    # Codes not read before: spaces around a code are read too, and make a new text.
+    padded = (["JC", "QC", "KC".rjust(2 + spaces)] for spaces in itertools.count())
+    new_run = next(run for run in padded if tuple(run) not in position._MELDS)
+    parse_position("carrossel", 3, [new_run], [])
+    monkeypatch.undo()
+    assert convert._known_melds(request.position.table)[1] is None
+    again = _parsed(request)
+    assert isinstance(again, convert.RummyCall)
+    assert all(melds.INTERNED.get(id(meld)) is meld for meld in again.position.table)
+
+
+def test_a_foreign_card_among_the_decks_jokers_is_named_at_its_own_path() -> None:
+    """R1: the table's special cards are walked for paths only when one is foreign to the
+    deck; a joker (carrossel's) beside it is not named."""
+    table = [["JK", "7H", "8H"], ["9S", "BROOM", "9C"]]
+    with pytest.raises(InvalidRequest) as caught:
+        parse_position("carrossel", 3, table, ["JK", "5C"])
+    assert [p.field for p in caught.value.problems] == ["table[1].cards[1]"]
+    position = parse_position("carrossel", 3, table[:1], ["5C"])
+    with pytest.raises(InvalidRequest) as caught:
+        parse_move(position, table, ["BROOM"])
+    assert [p.field for p in caught.value.problems] == ["table[1].cards[1]", "to_hand[0]"]
+
+
+def test_a_known_meld_skips_the_bounds_walk_and_a_long_code_never_does() -> None:
+    """SPEC §5: a meld the parse accepted before is within bounds by its bytes; a code the
+    parse reads (spaces around it) but longer than a code may be is never remembered, so
+    the bounds check refuses it however often it is sent."""
+    padded = "7H".rjust(LONGEST + 4)
+    request = _validate_request([["7S", "8S", "9S"], [padded, "8H", "9H"]], ["10S"], [])
+    convert.validate_move_call(request)  # parsed without the bounds check (in process)
+    assert convert._known_melds(request.position.table)[1] is None  # the padded one unknown
+    for _ in range(2):
+        assert _refused_paths(request) == ["position.table[1].cards[0]"]
+    fine = _validate_request([["7S", "8S", "9S"]], ["10S"], [["7S", "8S", "9S", "10S"]])
+    bounds.check(fine)
+    convert.validate_move_call(fine)
+    assert convert._melds_within_bounds(fine.position.table)  # known by its bytes now
+    bounds.check(fine)
+    convert._READ.clear()
+
+
+def test_the_parses_table_count_is_a_fresh_copy_and_never_another_tables() -> None:
+    """R6 counts the table's cards before and after: the parse's own count is handed out as
+    a copy, and a position or move rebuilt with another table counts that table."""
+    position = parse_position("carrossel", 3, [["7H", "8H", "9H"], ["5C", "5D", "5S"]], ["10H"])
+    move = parse_move(position, [["7H", "8H", "9H", "10H"], ["5C", "5D", "5S"]])
+    for parsed in (position, move):
+        counted = parsed.table_cards()
+        assert counted == Counter(tc.card for meld in parsed.table for tc in meld)
+        counted.clear()  # a caller's copy: the next count is whole again
+        assert sum(parsed.table_cards().values()) == sum(map(len, parsed.table))
+    other = dataclasses.replace(move, table=position.table)
+    assert other.table_cards() == position.table_cards()
+    assert dataclasses.replace(position, hand=()).table_cards() == position.table_cards()

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from operator import methodcaller
+from typing import Any, Protocol, cast
 
 from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+from google.protobuf.message import Message
 
 from carrossel.v1 import rummy_pb2
+from service import bounds, limits
 from service.convert import check_code_count, codes, enum_to_proto
 from solver.contract.draw import parse_discard_top
 from solver.core.cards import Card, TableCard
@@ -21,7 +24,18 @@ from solver.core.errors import FieldProblem, InvalidRequest, ProblemCollector
 from solver.core.rulesets import Family
 from solver.core.violations import Violation
 from solver.rearrangement.search import MAX_MOVES
-from solver.rummy.position import Meld, Move, Position, Turn, parse_move, parse_position
+from solver.rummy.melds import INTERNED
+from solver.rummy.position import (
+    MAX_CARDS_PER_MELD,
+    MAX_MELDS,
+    Meld,
+    Move,
+    Position,
+    Turn,
+    on_interned_melds_cleared,
+    parse_move,
+    parse_position,
+)
 
 
 def _meld_codes(melds: Iterable[rummy_pb2.Meld]) -> list[Sequence[str]]:
@@ -48,28 +62,120 @@ def turn_from_proto(turn: rummy_pb2.Turn) -> Turn:
 
 def position_from_proto(position: rummy_pb2.RummyPosition, field: str = "position") -> Position:
     """Parse a RummyPosition, or raise InvalidRequest with paths under ``field``."""
-    table = _meld_codes(position.table)
-    check_code_count(_code_count(table, position.hand), field)
+    keys, known = _known_melds(position.table)
+    if known is not None:
+        table: list[Sequence[str]] = []
+        check_code_count(sum(map(len, known)) + len(position.hand), field)
+    else:
+        table = _meld_codes(position.table)
+        check_code_count(_code_count(table, position.hand), field)
     try:
-        return parse_position(
+        parsed = parse_position(
             position.ruleset,
             position.players,
             table,
             position.hand,
             turn_from_proto(position.turn),
+            melds=known,
         )
     except InvalidRequest as error:
         raise error.prefixed(field) from error
+    if known is None:
+        _remember_melds(keys, parsed.table, position.table)
+    return parsed
 
 
 def move_from_proto(position: Position, move: rummy_pb2.RummyMove, field: str = "move") -> Move:
     """Parse a RummyMove against its position, or raise InvalidRequest under ``field``."""
-    table = _meld_codes(move.table)
-    check_code_count(_code_count(table, move.to_hand) + 1, field)  # + 1: the discard
+    keys, known = _known_melds(move.table)
+    if known is not None:
+        table: list[Sequence[str]] = []
+        check_code_count(sum(map(len, known)) + len(move.to_hand) + 1, field)  # + 1: discard
+    else:
+        table = _meld_codes(move.table)
+        check_code_count(_code_count(table, move.to_hand) + 1, field)
     try:
-        return parse_move(position, table, move.to_hand, move.knock, move.discard)
+        parsed = parse_move(position, table, move.to_hand, move.knock, move.discard, melds=known)
     except InvalidRequest as error:
         raise error.prefixed(field) from error
+    if known is None:
+        _remember_melds(keys, parsed.table, move.table)
+    return parsed
+
+
+# A request's melds by their bytes (each ``Meld`` message serialized, one C call): reading a
+# meld's codes makes a Python string of each, a third of parsing a request (both tables,
+# some 25 melds), where a meld seen before is found by its bytes. Only melds the parse has
+# interned are remembered (the parse reads each meld of an unknown table itself, and names
+# its problems), and the index is forgotten with them.
+_MELDS_BY_BYTES: dict[bytes, Meld] = {}
+_MOST_MELDS_BY_BYTES = 16384
+on_interned_melds_cleared(_MELDS_BY_BYTES.clear)
+_SERIALIZED = methodcaller("SerializeToString")
+
+
+def _known_melds(
+    melds: RepeatedCompositeFieldContainer[rummy_pb2.Meld],
+) -> tuple[list[bytes], list[Meld] | None]:
+    """The table's bytes per meld, and its melds when every one is known (else None); read
+    by the request's bounds check just before (``_melds_within_bounds``), or here."""
+    read = _READ.pop(id(melds), None)
+    if read is not None and read[0] is melds:
+        return read[1], read[2]
+    if len(melds) > MAX_MELDS:
+        return [], None
+    keys = list(map(_SERIALIZED, melds))
+    found = list(map(_MELDS_BY_BYTES.get, keys))
+    if None in found:
+        return keys, None
+    return keys, cast(list[Meld], found)
+
+
+# What the bounds check read of a request's tables, for the parse that follows on the same
+# thread, by the table's id; an entry holds its table (so no other has that id meanwhile)
+# and is taken by the parse. Tables of RPCs that do not parse them are dropped in bulk.
+_READ: dict[int, tuple[Any, list[bytes], list[Meld] | None]] = {}
+_MOST_READ = 256
+
+
+def _melds_within_bounds(melds: RepeatedCompositeFieldContainer[rummy_pb2.Meld]) -> bool:
+    """For ``service.bounds``: whether every meld of a table is one the parse accepted
+    before (so within every bound: at most 14 codes, each a card's); the bytes read and the
+    melds found are kept for the parse."""
+    if len(melds) > MAX_MELDS:
+        return False
+    keys = list(map(_SERIALIZED, melds))
+    found = list(map(_MELDS_BY_BYTES.get, keys))
+    known = None not in found
+    if len(_READ) >= _MOST_READ:
+        _READ.clear()
+    _READ[id(melds)] = (melds, keys, cast(list[Meld], found) if known else None)
+    return known
+
+
+bounds.register_known_items(rummy_pb2.Meld.DESCRIPTOR, _melds_within_bounds)
+
+
+def _remember_melds(
+    keys: list[bytes], table: Sequence[Meld], sent: Sequence[rummy_pb2.Meld]
+) -> None:
+    """Remember a parsed table's melds by their request bytes (the parse keeps one meld per
+    request meld, in order, when it accepts the table). A meld known by its bytes skips the
+    bounds check (``_melds_within_bounds``): only one whose codes are all within it is."""
+    if len(keys) != len(table) or len(keys) != len(sent):
+        return
+    if len(_MELDS_BY_BYTES) + len(keys) > _MOST_MELDS_BY_BYTES:
+        _MELDS_BY_BYTES.clear()
+    for key, meld, message in zip(keys, table, sent, strict=True):
+        if INTERNED.get(id(meld)) is meld and _within_code_bounds(message.cards):
+            _MELDS_BY_BYTES[key] = meld
+
+
+def _within_code_bounds(codes: Sequence[str]) -> bool:
+    # The parse reads a code with spaces around it: bounds, not the parse, limit its length.
+    return len(codes) <= MAX_CARDS_PER_MELD and all(
+        len(code) <= limits.MAX_CODE_LENGTH for code in codes
+    )
 
 
 def meld_to_proto(meld: Sequence[TableCard]) -> rummy_pb2.Meld:
@@ -80,15 +186,56 @@ def table_to_proto(table: Iterable[Meld]) -> list[rummy_pb2.Meld]:
     return [meld_to_proto(m) for m in table]
 
 
-def add_table(
-    melds: RepeatedCompositeFieldContainer[rummy_pb2.Meld], table: Iterable[Meld]
-) -> None:
-    """Append ``table`` to a response's repeated melds in place: a list of ``Meld`` messages
-    given to a constructor is copied message by message, twice the work (an answer's
-    table is most of its size)."""
-    add = melds.add
-    for meld in table:
-        add().cards.extend(_codes_of(meld))
+def add_table(message: Message, field: str, table: Iterable[Meld]) -> None:
+    """Append ``table`` to ``message``'s repeated ``Meld`` field ``field``, in place.
+
+    Each meld's encoding in that field (tag, length, its codes) is kept per meld object, as
+    its codes are, and the whole table is read into the message in one C call: adding a
+    ``Meld`` and extending its codes per meld was half of building ValidateMove's answer (an
+    answer's table is most of its size); the bytes serialized are the same."""
+    tag = _field_tag(message, field)
+    known = _ENCODED.setdefault(tag, {})
+    message.MergeFromString(b"".join([_encoded(tag, known, meld) for meld in table]))
+
+
+_TAGS: dict[tuple[type[Message], str], bytes] = {}
+_LENGTH_DELIMITED = 2  # the wire type of a message field
+
+
+def _field_tag(message: Message, field: str) -> bytes:
+    tag = _TAGS.get((type(message), field))
+    if tag is None:
+        number = message.DESCRIPTOR.fields_by_name[field].number
+        tag = _TAGS[(type(message), field)] = _varint(number << 3 | _LENGTH_DELIMITED)
+    return tag
+
+
+def _varint(value: int) -> bytes:
+    """Protobuf's base-128 varint of a non-negative int."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+# A meld object's encoding by field tag and the meld's id; an entry holds its meld, so no
+# other object has that id while it is there (as ``_CODES``).
+_ENCODED: dict[bytes, dict[int, tuple[Meld, bytes]]] = {}
+
+
+def _encoded(tag: bytes, known: dict[int, tuple[Meld, bytes]], meld: Meld) -> bytes:
+    entry = known.get(id(meld))
+    if entry is not None and entry[0] is meld:
+        return entry[1]
+    body = rummy_pb2.Meld(cards=_codes_of(meld)).SerializeToString()
+    encoded = tag + _varint(len(body)) + body
+    if isinstance(meld, tuple):  # immutable: its encoding stays its encoding
+        if len(known) >= _MOST_CODES:
+            known.clear()
+        known[id(meld)] = (meld, encoded)
+    return encoded
 
 
 # A meld object's codes by its id: an answer's melds are mostly the move's own, interned by

@@ -35,7 +35,7 @@ def verdict_to_proto(verdict: Verdict | ContractVerdict) -> rummy_pb2.ValidateMo
         went_out=verdict.went_out,
         knock_eligible=verdict.knock_eligible,
     )
-    convert.add_table(response.table, verdict.table)
+    convert.add_table(response, "table", verdict.table)
     return response
 
 

@@ -30,6 +30,8 @@ from solver.rummy.melds import (
 )
 
 Meld = tuple[TableCard, ...]
+TableCount = tuple[tuple[Meld, ...], Counter[Card]]
+"""A table and the count of its cards the parse made (the referee counts them again)."""
 
 # Bounds that keep every request small enough to answer fast (SPEC §5).
 MAX_MELDS = 60
@@ -57,9 +59,10 @@ class Position:
     hand: tuple[Card, ...]
     turn: Turn = field(default_factory=Turn)
     readings: tuple[MeldClassification, ...] = ()  # the table's melds, classified
+    counted: TableCount | None = field(default=None, compare=False, repr=False)
 
     def table_cards(self) -> Counter[Card]:
-        return Counter([tc.card for meld in self.table for tc in meld])
+        return _table_cards(self.table, self.counted)
 
 
 @dataclass(frozen=True)
@@ -70,9 +73,18 @@ class Move:
     to_hand: tuple[Card, ...] = ()
     knock: bool = False
     discard: Card | None = None
+    counted: TableCount | None = field(default=None, compare=False, repr=False)
 
     def table_cards(self) -> Counter[Card]:
-        return Counter([tc.card for meld in self.table for tc in meld])
+        return _table_cards(self.table, self.counted)
+
+
+def _table_cards(table: tuple[Meld, ...], counted: TableCount | None) -> Counter[Card]:
+    """A fresh count of the table's cards: a copy of the parse's own count where it counted
+    this very table (``dataclasses.replace`` with another table does not reuse it)."""
+    if counted is not None and counted[0] is table:
+        return Counter(counted[1])
+    return Counter([tc.card for meld in table for tc in meld])
 
 
 def resolve_ruleset(ruleset_id: str, players: int, errors: ProblemCollector) -> Ruleset | None:
@@ -142,6 +154,9 @@ _MELDS: dict[tuple[str, ...], Meld] = {}
 _MOST_MELDS = 16384
 
 
+_ON_CLEAR: list[Callable[[], None]] = []
+
+
 def _interned_meld(codes: tuple[str, ...]) -> Meld:
     """The meld of these codes (raises NotationError for a bad one, remembering nothing)."""
     meld = _MELDS.get(codes)
@@ -150,12 +165,27 @@ def _interned_meld(codes: tuple[str, ...]) -> Meld:
         if len(_MELDS) >= _MOST_MELDS:
             _MELDS.clear()
             INTERNED.clear()
+            for clear in _ON_CLEAR:
+                clear()
         _MELDS[codes] = meld
         INTERNED[id(meld)] = meld
     return meld
 
 
+def on_interned_melds_cleared(clear: Callable[[], None]) -> None:
+    """Call ``clear`` whenever the interned melds are forgotten (every ``_MOST_MELDS`` new
+    ones): a caller's own index of them (``service.rummy.convert``'s by request bytes) is
+    then forgotten too, so that every meld it gives is one the meld memos keep long."""
+    _ON_CLEAR.append(clear)
+
+
 _SPECIAL = operator.attrgetter("special")
+
+
+def _any_foreign(ruleset: Ruleset, cards: Iterable[Card]) -> bool:
+    """Whether any of ``cards`` is foreign to the ruleset's deck; only a special card can be,
+    and those are few: found in C, then asked one by one."""
+    return any(foreign_card(ruleset, card) for card in filter(_SPECIAL, cards))
 
 
 def check_playable(
@@ -230,11 +260,16 @@ def parse_position(
     table: Sequence[Sequence[str]],
     hand: Sequence[str],
     turn: Turn | None = None,
+    *,
+    melds: Sequence[Meld] | None = None,
 ) -> Position:
-    """Build a Position from card codes, or raise InvalidRequest listing every problem."""
+    """Build a Position from card codes, or raise InvalidRequest listing every problem.
+
+    ``melds``, when given, are the table's melds already read: at most ``MAX_MELDS``, each
+    the interned meld this parse made of its codes before (``table`` is then not read)."""
     errors = ProblemCollector()
     ruleset = resolve_ruleset(ruleset_id, players, errors)
-    melds = parse_melds(table, "table", errors)
+    melds = list(melds) if melds is not None else parse_melds(table, "table", errors)
     hand_cards = parse_cards(hand, "hand", errors)
     turn = turn or Turn()
     if turn.cards_drawn < 0 or turn.cards_drawn > 100:
@@ -252,10 +287,12 @@ def parse_position(
         ruleset, ((f"hand[{i}]", c) for i, c in enumerate(hand_cards) if c.special), errors
     )
     table_cards = [tc.card for meld in melds for tc in meld]
-    counts = Counter(hand_cards)
-    counts.update(table_cards)
-    # A table without a special card (most) has nothing check_playable could name.
-    any_special = any(map(_SPECIAL, table_cards))
+    table_counts = Counter(table_cards)
+    counts = Counter(table_counts)
+    counts.update(hand_cards)
+    # A table without a special card foreign to the deck (most; a joker is in most decks)
+    # has nothing check_playable could name.
+    any_special = _any_foreign(ruleset, table_cards)
     # A contract game's table holds melds grown by lay-offs (carioca: trios past 3 cards,
     # sequences up to 14, C5), not the opening's exact shapes.
     if ruleset.contract_rules is None:
@@ -279,7 +316,10 @@ def parse_position(
     in_hand = set(hand_cards)
     check_counts(ruleset, players, counts, lambda c: "hand" if c in in_hand else "table", errors)
     errors.raise_if_any()
-    return Position(ruleset, players, tuple(melds), tuple(hand_cards), turn, tuple(readings))
+    read = tuple(melds)
+    return Position(
+        ruleset, players, read, tuple(hand_cards), turn, tuple(readings), (read, table_counts)
+    )
 
 
 def parse_move(
@@ -288,15 +328,18 @@ def parse_move(
     to_hand: Sequence[str] = (),
     knock: bool = False,
     discard: str = "",
+    *,
+    melds: Sequence[Meld] | None = None,
 ) -> Move:
     """Build a Move from card codes, or raise InvalidRequest (paths relative to the move).
 
     An invalid meld in the move is *not* an error here: it is a violation the validator
     reports. Only what cannot be a card, or cannot exist in the deck, is malformed.
+    ``melds``: the table's melds already read, as for ``parse_position``.
     """
     errors = ProblemCollector()
     ruleset = position.ruleset
-    melds = parse_melds(table, "table", errors)
+    melds = list(melds) if melds is not None else parse_melds(table, "table", errors)
     back = parse_cards(to_hand, "to_hand", errors)
     discard_card: Card | None = None
     if discard:
@@ -306,8 +349,8 @@ def parse_move(
             errors.add("discard", str(exc))
     counts = Counter([tc.card for meld in melds for tc in meld])
     # Only a special card can be foreign to the deck (as in parse_position): paths are
-    # written for those alone, and looked for only when the table holds one.
-    if any(map(_SPECIAL, counts)):
+    # written for those alone, and looked for only when the table holds a foreign one.
+    if _any_foreign(ruleset, counts):
         check_playable(
             ruleset,
             (
@@ -321,7 +364,8 @@ def parse_move(
     check_playable(ruleset, ((f"to_hand[{i}]", c) for i, c in enumerate(back) if c.special), errors)
     check_counts(ruleset, position.players, counts, "table", errors)
     errors.raise_if_any()
-    return Move(tuple(melds), tuple(back), knock, discard_card)
+    read = tuple(melds)
+    return Move(read, tuple(back), knock, discard_card, (read, counts))
 
 
 def raise_prefixed(error: InvalidRequest, prefix: str) -> None:
