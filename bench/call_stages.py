@@ -74,7 +74,7 @@ def serve(port: int, times: str, serve_flags: Sequence[str] = ()) -> None:
 
         return call
 
-    interceptors.CallInterceptor.intercept_service = timed_intercept  # type: ignore[method-assign]
+    interceptors.CallInterceptor.intercept_service = timed_intercept  # type: ignore[method-assign,assignment]
     for method in TIMED:
         setattr(rummy.RummyServicer, method, timed(getattr(rummy.RummyServicer, method)))
     # One worker of `make run`'s server, pinned as there; a later --serve-flag wins.

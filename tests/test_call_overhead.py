@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 import pytest
 
@@ -78,8 +79,8 @@ def test_the_interceptor_plans_a_method_once_and_again_for_a_new_handler() -> No
     capacity = Capacity(workers=1)
     try:
         interceptor = CallInterceptor(capacity)
-        first = grpc.unary_unary_rpc_method_handler(behavior)
-        second = grpc.unary_unary_rpc_method_handler(behavior)
+        first: grpc.RpcMethodHandler[Any, Any] = grpc.unary_unary_rpc_method_handler(behavior)
+        second: grpc.RpcMethodHandler[Any, Any] = grpc.unary_unary_rpc_method_handler(behavior)
         for _ in range(2):
             wrapped = interceptor.intercept_service(lambda _: first, Details())  # type: ignore[arg-type]
             assert wrapped is not None and wrapped.unary_unary is not behavior

@@ -170,7 +170,7 @@ def test_the_tables_kept_encodings_give_the_bytes_of_a_meld_added_at_a_time() ->
 
 @pytest.mark.parametrize("value", [0, 1, 127, 128, 300, 16_383, 16_384, 2**31])
 def test_a_varint_is_protobufs_own(value: int) -> None:
-    from google.protobuf.internal.encoder import _VarintBytes
+    from google.protobuf.internal.encoder import _VarintBytes  # type: ignore[attr-defined]
 
     assert convert._varint(value) == _VarintBytes(value)
 
