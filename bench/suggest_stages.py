@@ -41,7 +41,17 @@ if __package__ in (None, ""):  # ``python bench/suggest_stages.py``: a server of
     _tree = os.environ.get("SUGGEST_STAGES_TREE", str(Path(__file__).resolve().parent.parent))
     sys.path.insert(0, _tree)
 
-STAGES = ("verdict", "slot", "suggestion", "conversion", "handler", "collector")
+STAGES = (
+    "parse",
+    "verdict",
+    "slot",
+    "suggestion",
+    "slot's end",
+    "conversion",
+    "add_suggestion",
+    "handler",
+    "collector",
+)
 
 
 def _core() -> int:
@@ -112,7 +122,7 @@ def _wrap_slot(module: Any) -> None:
         try:
             yield
         finally:
-            slot.__exit__(None, None, None)
+            clock.timed("slot's end", lambda: slot.__exit__(None, None, None))
 
     module.solve_slot = timed
 
@@ -139,6 +149,7 @@ def _on_collection(phase: str, info: dict[str, int]) -> None:
 def _instrument() -> None:
     import gc
 
+    from service.rummy import convert as rummy_convert
     from service.rummy import validate_move as handler
 
     gc.callbacks.append(_on_collection)
@@ -146,6 +157,8 @@ def _instrument() -> None:
     _wrap(handler, "validate_move", "verdict")
     _wrap(handler, "suggest_move", "suggestion")
     _wrap(handler, "solved_move_to_proto", "conversion")
+    _wrap(handler, "add_suggestion", "add_suggestion")  # the four above and the copy
+    _wrap(rummy_convert, "validate_move_call", "parse")
     _wrap_slot(handler)
 
 
