@@ -128,19 +128,23 @@ def _wrap_slot(module: Any) -> None:
 
 
 _GC_STARTED: dict[int, tuple[int, int]] = {}
+_OUTSIDE = [0, 0]  # the collector's wall ns and runs outside any timed call since the last
 
 
 def _on_collection(phase: str, info: dict[str, int]) -> None:
     """Count the collector's time in the current call's clock (it runs on the call's thread,
-    inside whichever stage allocated)."""
+    inside whichever stage allocated), or outside the calls (grpcio's threads between
+    calls, which the next call's record reports)."""
     tid = threading_id()
     clock = _CURRENT.get(tid)
-    if clock is None:
-        return
     if phase == "start":
         _GC_STARTED[tid] = (time.thread_time_ns(), time.monotonic_ns())
     elif tid in _GC_STARTED:
         cpu, wall = _GC_STARTED.pop(tid)
+        if clock is None:
+            _OUTSIDE[0] += time.monotonic_ns() - wall
+            _OUTSIDE[1] += 1
+            return
         clock.cpu["collector"] += time.thread_time_ns() - cpu
         clock.wall["collector"] += time.monotonic_ns() - wall
         clock.generations[info["generation"]] += 1
@@ -175,6 +179,7 @@ def serve(port: int, record_path: str, serve_flags: Sequence[str]) -> None:
         tid = threading_id()
         clock = _CURRENT[tid] = _Clock()
         started_on, start, faults = _core(), time.monotonic_ns(), _minor_faults()
+        before, _OUTSIDE[:] = list(_OUTSIDE), [0, 0]  # since the last call's start
         try:
             return clock.timed("handler", lambda: original(self, request, context))
         finally:
@@ -184,6 +189,7 @@ def serve(port: int, record_path: str, serve_flags: Sequence[str]) -> None:
                 "tid": tid,
                 "cores": [started_on, _core()],
                 "gc": clock.generations,
+                "gc before": before,
                 "faults": clock.faults,
                 "cpu": clock.cpu,
                 "wall": clock.wall,
@@ -409,6 +415,14 @@ def _report(
         ]
         cells = [f"{cell:>20}" for cell in cells]
         print(f"{stage:>12} " + " ".join(cells) + f" {_median(local, stage):>20.3f}")
+    for name, served in zip(names, calls, strict=True):
+        ms = [call["gc before"][0] / 1e6 for call in served]
+        runs = sum(call["gc before"][1] for call in served)
+        print(
+            f"{name}: the collector on grpcio's threads between handlers: {runs} runs over "
+            f"{len(served)} calls, p50 {statistics.median(ms):.3f} ms, "
+            f"mean {statistics.mean(ms):.3f}"
+        )
     faults = statistics.median(row["faults"] for row in local)
     print(
         f"minor page faults per call p50: in process {faults:.0f}, "
