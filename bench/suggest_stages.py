@@ -206,6 +206,11 @@ def serve(port: int, record_path: str, serve_flags: Sequence[str]) -> None:
 
         affinity.every_core_while = contextlib.nullcontext  # type: ignore[assignment]
         serve_flags = [flag for flag in serve_flags if flag != "--no-widen"]
+    if "--gc-loose" in serve_flags:
+        import gc
+
+        gc.set_threshold(50_000, 50, 100)
+        serve_flags = [flag for flag in serve_flags if flag != "--gc-loose"]
     cli(["serve", "--port", str(port), "--workers", "1", "--pin-calls", *serve_flags])
 
 
@@ -320,6 +325,7 @@ VARIANTS: dict[str, tuple[str, ...]] = {
     "as-served": (),
     "unpinned": ("--no-pin-calls",),
     "no-widen": ("--no-widen",),  # this bench's own: the search keeps the call path's core
+    "gc-loose": ("--gc-loose",),  # this bench's own: the collector's young limit 50,000
 }
 
 
