@@ -1,23 +1,30 @@
 """Where a ValidateMove(suggest=true) call's time goes inside the server (issue #53), against
 the same work in process, on frozen proposals (``bench.suggest_ab freeze``).
 
-    .venv/bin/python -m bench.suggest_stages FILE [FILE ...] [--rounds 2] [--gap-ms 5]
-        [--serve-flag=--no-pin-calls]
+    .venv/bin/python -m bench.suggest_ab freeze /tmp/m1.json --seed 1 --ruleset mexe-mexe
+    .venv/bin/python -m bench.suggest_stages /tmp/m1.json [FILE ...] [--rounds 3] \
+        [--gap-ms 5] [--variant as-served --variant no-widen ...] [--other /tmp/main-ref]
 
 It starts ``carrossel serve --workers 1 --pin-calls`` in a child process whose ValidateMove
 handler is timed stage by stage on each call's own thread: the CPU that thread spent
 (``time.thread_time_ns``) and the wall time on the clock both processes share
-(``CLOCK_MONOTONIC``), in the verdict (``search.validate_move``), the wait for a solve slot,
-the suggestion (``suggest.suggest_move``), the answer's conversion (``solved_move_to_proto``)
-and the rest of the handler (parse, response message); with the call's thread id, the core
-it started and ended on, and the collector's runs during the call. Then the same proposals
-in this process, one cold call each as the server makes it (the request parsed anew,
-verdict, suggestion, conversion), the same stages timed.
+(``CLOCK_MONOTONIC``): the request's parse, the verdict (``search.validate_move``), the wait
+for a solve slot and its end, the suggestion (``suggest.suggest_move``), the answer's
+conversion (``solved_move_to_proto``), the collector; with the call's thread id, the core it
+started and ended on, its minor page faults, and the collector's runs on grpcio's threads
+between handlers. Then the same proposals in this process, one cold call each as the server
+makes it, the same stages timed; server and process take turns round by round, after
+``--gap-ms`` of client work before each call.
 
-Prints the medians of each stage both ways (thread CPU ms, and the server's wall), how many
-distinct threads answered the calls and how often a call ran on another thread than the
-call before it, and the per-proposal median of the server's suggestion CPU minus the
-in-process one.
+``--variant`` (several: servers called in turn, request by request): ``as-served``,
+``unpinned`` (``--no-pin-calls``), ``no-widen`` (the search keeps the call path's core,
+``service.affinity.every_core_while`` off), ``gc-loose`` (the collector's young limit
+50,000); ``--other TREE``: a server of that tree too (e.g. main's, exported).
+
+Prints the medians of each stage (thread CPU ms, the server's wall), the client's call and
+its time to the handler and back (also without ``suggest``), how often a call ran on
+another thread than the call before it, and the per-proposal median of the server's
+suggestion CPU minus the in-process one.
 """
 
 from __future__ import annotations
