@@ -16,6 +16,15 @@ spent during each call, all its threads summed (``/proc/PID/task/*/schedstat``),
 with and without ``suggest``. Unlike the wall time it hardly grows when other work shares
 the cores; it includes the server's own threads (gRPC's pollers), whose share the calls
 without ``suggest`` show.
+
+``--target HOST:PORT@PID`` twice or more (e.g. main's server and a branch's, each
+``carrossel serve --workers 1 --pin-calls``): every request goes to each server in turn,
+the first server alternating request by request, so both see the same machine; each
+server's line and, with ``@PID``, its CPU per call. ``--frozen FILE`` (``bench.suggest_ab
+freeze``): those proposals instead of new ones, the same in every run::
+
+    .venv/bin/python -m bench.suggest_bench --frozen /tmp/m1.json \
+        --target 127.0.0.1:50061@PID_A --target 127.0.0.1:50062@PID_B
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
@@ -163,13 +173,92 @@ def _timed_call(
     return int(answer.HasField("nearest_legal")), int(answer.suggestion_optimal)
 
 
+@dataclass
+class Target:
+    """A server the calls go to, and its figures (``_timed_call``'s lists)."""
+
+    name: str
+    stub: rummy_pb2_grpc.RummyServiceStub
+    pid: int | None
+    timed: list[float] = field(default_factory=list)
+    plain: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
+    plain_cpu: list[float] = field(default_factory=list)
+    found: int = 0
+    proved: int = 0
+
+    def call(self, request: rummy_pb2.ValidateMoveRequest) -> None:
+        tally = _timed_call(
+            self.stub, request, self.pid, self.timed, self.plain, self.cpu, self.plain_cpu
+        )
+        self.found, self.proved = self.found + tally[0], self.proved + tally[1]
+
+    def report(self, label: str) -> None:
+        if not self.timed:
+            print(f"{label}: no illegal proposal made")
+            return
+        timed, plain = self.timed, self.plain
+        print(
+            f"{label}: {len(timed)} proposals, suggest p50 "
+            f"{statistics.median(timed):.1f} ms, p90 {percentile(timed, 0.9):.1f}, max "
+            f"{max(timed):.1f}; without suggest p50 {statistics.median(plain):.1f} ms; "
+            f"{self.found} suggestions, {self.proved} proved nearest",
+            flush=True,
+        )
+        if self.cpu:
+            print(
+                f"  server CPU per call: suggest p50 {statistics.median(self.cpu):.1f} ms, p90 "
+                f"{percentile(self.cpu, 0.9):.1f}; without suggest p50 "
+                f"{statistics.median(self.plain_cpu):.1f} ms",
+                flush=True,
+            )
+
+
+def _targets(stack: contextlib.ExitStack, args: argparse.Namespace) -> list[Target]:
+    """The servers of the run: one started here (``--server-cpu``), or each ``--target``
+    (``HOST:PORT``, or ``HOST:PORT@PID`` for its CPU), or one started here."""
+    if args.server_cpu:
+        stub, pid = stack.enter_context(started_server())
+        return [Target("", stub, pid)]
+    if not args.target:
+        return [Target("", stack.enter_context(solve_move_stub(None)), None)]
+    targets = []
+    for target in args.target:
+        address, _, pid = target.partition("@")
+        channel = stack.enter_context(grpc.insecure_channel(address))
+        wait_serving(channel)
+        stub = rummy_pb2_grpc.RummyServiceStub(channel)
+        name = address if len(args.target) > 1 else ""
+        targets.append(Target(name, stub, int(pid) if pid else None))
+    return targets
+
+
+def _frozen_requests(path: Path) -> list[rummy_pb2.ValidateMoveRequest]:
+    """``bench.suggest_ab freeze``'s proposals as requests (those the service accepts)."""
+    from bench.suggest_stages import frozen_requests
+
+    return frozen_requests([path])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=40, help="positions per ruleset")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--size", default="mid")
-    parser.add_argument("--target", default=None, help="host:port of a running server")
+    parser.add_argument(
+        "--target",
+        action="append",
+        help="HOST:PORT[@PID] of a running server; twice or more: the servers in turn, "
+        "request by request (e.g. main's and a branch's, each `serve --workers 1 --pin-calls`)",
+    )
     parser.add_argument("--server-cpu", action="store_true", help="the server's CPU per call")
+    parser.add_argument(
+        "--frozen",
+        type=Path,
+        action="append",
+        help="the proposals of this `bench.suggest_ab freeze` file instead of making them "
+        "(the same proposals in every run); the rulesets are then ignored",
+    )
     parser.add_argument(
         "--interleaved",
         action="store_true",
@@ -180,52 +269,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("rulesets", nargs="*", default=list(RULESETS))
     args = parser.parse_args(argv)
     with contextlib.ExitStack() as stack:
-        pid: int | None = None
-        if args.server_cpu:
-            stub, pid = stack.enter_context(started_server())
-        else:
-            stub = stack.enter_context(solve_move_stub(args.target))
-        for ruleset_id in args.rulesets:
-            rng = random.Random(f"{args.seed}/{ruleset_id}/suggest")
-            timed: list[float] = []
-            plain: list[float] = []
-            cpu: list[float] = []
-            plain_cpu: list[float] = []
-            found = proved = 0
-            requests: list[rummy_pb2.ValidateMoveRequest] = []
-            for spec in bench_positions(ruleset_id, args.size, args.n, args.seed):
-                proposal = illegal_proposal(spec, rng)
-                if proposal is None:
-                    continue
-                requests.append(
-                    rummy_pb2.ValidateMoveRequest(
+        targets = _targets(stack, args)
+        groups = (
+            [(str(path), _frozen_requests(path)) for path in args.frozen]
+            if args.frozen
+            else [(f"{r} {args.size}", None) for r in args.rulesets]
+        )
+        for label, frozen in groups:
+            targets = [Target(t.name, t.stub, t.pid) for t in targets]  # figures anew
+            requests = frozen if frozen is not None else []
+            if frozen is None:
+                ruleset_id = label.split()[0]
+                rng = random.Random(f"{args.seed}/{ruleset_id}/suggest")
+                for spec in bench_positions(ruleset_id, args.size, args.n, args.seed):
+                    proposal = illegal_proposal(spec, rng)
+                    if proposal is None:
+                        continue
+                    request = rummy_pb2.ValidateMoveRequest(
                         position=position_proto(spec), move=move_to_proto(proposal), suggest=True
                     )
-                )
-                if not args.interleaved:
-                    continue  # every request made first, then timed back to back
-                tally = _timed_call(stub, requests.pop(), pid, timed, plain, cpu, plain_cpu)
-                found, proved = found + tally[0], proved + tally[1]
-            for request in requests:
-                tally = _timed_call(stub, request, pid, timed, plain, cpu, plain_cpu)
-                found, proved = found + tally[0], proved + tally[1]
-            if not timed:
-                print(f"{ruleset_id}: no illegal proposal made")
-                continue
-            print(
-                f"{ruleset_id} {args.size}: {len(timed)} proposals, suggest p50 "
-                f"{statistics.median(timed):.1f} ms, p90 {percentile(timed, 0.9):.1f}, max "
-                f"{max(timed):.1f}; without suggest p50 {statistics.median(plain):.1f} ms; "
-                f"{found} suggestions, {proved} proved nearest",
-                flush=True,
-            )
-            if cpu:
-                print(
-                    f"  server CPU per call: suggest p50 {statistics.median(cpu):.1f} ms, p90 "
-                    f"{percentile(cpu, 0.9):.1f}; without suggest p50 "
-                    f"{statistics.median(plain_cpu):.1f} ms",
-                    flush=True,
-                )
+                    if args.interleaved:
+                        for target in targets:
+                            target.call(request)
+                    else:
+                        requests.append(request)  # every request made first, then timed
+            for k, request in enumerate(requests):
+                for j in range(len(targets)):  # with several servers, the first in turn
+                    targets[(j + k) % len(targets)].call(request)
+            for target in targets:
+                target.report(f"{label} {target.name}".rstrip())
     return 0
 
 

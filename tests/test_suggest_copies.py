@@ -1,6 +1,7 @@
-"""Key 2 (SPEC §4 ValidateMove ``suggest``; issue #53) where a proposal repeats a meld
-before: the copies beyond the melds before of its kind can only be laid new, and the model
-counts them so (``suggest._proposal_melds_kept``).
+"""Key 2 (SPEC §4 ValidateMove ``suggest``; issue #53) where a proposal repeats a meld:
+the copies beyond the melds before of its kind can only be laid new, and the model counts
+them so (``suggest._proposal_melds_kept``); the table read back is dealt with as many
+copies as proposed (``suggest_melds.deal_as_proposed``).
 
 The position is ``bench.suggest_deferred``'s ``mexe-mexe-large-1-3``: the proposal lays the
 hand's A♥ 3♥…K♥ and 10♦, the 10♦ releasing the table's 2♥ (R5), as a second ``AH 2H … KH``
@@ -58,4 +59,22 @@ def test_a_copy_of_a_meld_before_laid_new_counts_for_key_2(
     move: Move = proposed(PROPOSAL)
     found = suggest.suggest_move(position, move, time_limit_ms=30_000)
     assert _keys(found) == KEYS
+    assert found.optimal
+
+
+def test_a_proposed_meld_twice_is_dealt_twice() -> None:
+    """``differential`` seed 553109 (carrossel): the proposal lays ``AD AH AS`` twice, new
+    melds both; the model counts two groups of those aces, but the table read back dealt
+    them ``AC AH JK=A | AD AS JK=A``, showing one. The deal as proposed used to skip a
+    proposed meld already on the table once, so the answer kept 1 and was marked not
+    proved nearest; the reference keeps 2 (one joker trade: ``AC JK=A JK=A``)."""
+    position = parse_position(
+        "carrossel",
+        5,
+        melds("JK AS AD | AH AS AD AC"),
+        ["AC", "AH", "JK"],
+        Turn(cards_drawn=2, has_opened=False),
+    )
+    found = suggest.suggest_move(position, proposed("JK=Q JK=J AC | AD AH AS | AD AH AS"))
+    assert _keys(found) == (2, 2, 2)
     assert found.optimal

@@ -76,9 +76,13 @@ __all__ = [
 SuggestedMove = suggestion.SuggestedMove[SolvedMove]
 Suggestion = suggestion.Suggestion[SolvedMove]
 
-# The work of the one try the search without R6 gets (``_nearest``): the first of
-# SolveMove's tries (``tries.PRIMARY_TRIES``).
-ONE_TRY_WORK = tries.PRIMARY_TRIES[0][0]
+# The work of the one try the search without R6 gets (``_nearest``). The tries that answer
+# prove their optimum at the root (at most 0.0044 on bench.suggest_bench's mid proposals),
+# so the limit only decides when an unfinished try gives up: with SolveMove's first limit
+# (0.01) a fifth of mexe-mexe's searched proposals ran out of it and paid the whole model's
+# schedule (about 100 ms); with 0.05 most of those are answered by the try (15-60 ms), and
+# a larger limit answered no more of 200 proposals (bench/HISTORY.md).
+ONE_TRY_WORK = 0.05
 
 # The search starts without R4's run windows (``_solve_nearest``), and where wilds could
 # make runs of their own without R6 (``_nearest``). False: the whole model at once, which
@@ -218,7 +222,7 @@ def _solve_nearest(
     Each search is SolveMove's schedule of tries (lean and usual searches in turn): lean
     tries only had a shorter tail on most proposals but took 5 s on one mexe-mexe proposal
     whose optimum the usual search proves in 1.4 s (bench/HISTORY.md). ``one_try``: only
-    the schedule's first, short lean try, and a table that breaks a window is no answer
+    one short lean try (``ONE_TRY_WORK``), and a table that breaks a window is no answer
     (UNKNOWN): the search without R6 (``_nearest``) settles most proposals in it, and the
     others are left to the whole model at the cost of that one try."""
     probe_last = tm.data.wild_runs_possible

@@ -476,9 +476,11 @@ def deal_as_proposed(
     # The keys of the table as dealt so far, worked out again only where a split or a
     # trade changed it (most proposed melds are already there: a lookup each).
     present = Counter(_key(meld) for meld in melds)
+    copies: Counter[StandsKey] = Counter()  # of each proposed meld, this one and those before
     for wanted in proposal.table:
-        if present[_key(wanted)] > 0:
-            continue
+        copies[_key(wanted)] += 1
+        if present[_key(wanted)] >= copies[_key(wanted)]:
+            continue  # a proposed meld twice is dealt twice (carrossel seed 553109)
         shape = _shape(ruleset, wanted)
         if shape is None:
             continue
