@@ -16,8 +16,11 @@ takes it).
 
 ``--ab MODULE:NAME=VALUE`` (repeatable) times each position twice, interleaved (A then B on
 even positions, B then A on odd ones): A as shipped, B with those module constants set
-(a Python literal). It then reports both, the positions whose primary value differs
-between two proved answers (must be none), and on how many B changes fewer or more melds.
+(a Python literal). ``--ruleset`` times another ruleset's positions the same way: sizes of
+``bench.positions`` where it has them, or a shape of ``bench.hard_scan`` (``--sizes midhand``:
+seed s is that shape's positions s*n to s*n+n-1). It then reports both, the positions whose
+primary value differs between two proved answers (must be none), and on how many B changes
+fewer or more melds.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # ``python bench/carrossel_tail.py``
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.hard_scan import SHAPES, shape_position
 from bench.positions import PositionSpec, bench_positions
 from bench.solve_bench import percentile
 from solver.rearrangement.search import solve_move
@@ -80,6 +84,14 @@ def table_jokers(spec: PositionSpec) -> int:
 Patch = tuple[object, str, object]  # module, constant, value
 
 
+def positions(ruleset: str, size: str, n: int, seed: int) -> list[PositionSpec]:
+    """``n`` positions of one ruleset: ``bench.positions``'s sizes, or a ``bench.hard_scan``
+    shape (its positions ``seed * n`` on)."""
+    if size in SHAPES:
+        return [shape_position(size, ruleset, seed * n + k) for k in range(n)]
+    return bench_positions(ruleset, size, n, seed)
+
+
 def parse_patch(text: str) -> Patch:
     """``module:NAME=literal`` into the module, the constant and its value."""
     target, _, literal = text.partition("=")
@@ -108,6 +120,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sizes", default="fit,hard", help="comma-separated (bench.positions)")
     parser.add_argument("--n", type=int, default=100, help="positions per seed and size")
     parser.add_argument("--slow-ms", type=float, default=150.0)
+    parser.add_argument(
+        "--ruleset", default="carrossel", help="another ruleset's bench positions (bench.positions)"
+    )
     parser.add_argument("--ab", action="append", default=[], help="MODULE:NAME=VALUE for B")
     args = parser.parse_args(argv)
     patches = [parse_patch(p) for p in args.ab]
@@ -115,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         specs = [
             spec
             for seed in args.seeds.split(",")
-            for spec in bench_positions("carrossel", size, args.n, int(seed))
+            for spec in positions(args.ruleset, size, args.n, int(seed))
         ]
         runs_a: list[Timed] = []
         runs_b: list[Timed] = []

@@ -16,8 +16,10 @@ def variants_agree(
     monkeypatch: pytest.MonkeyPatch,
     constant: str,
     values: tuple[object, object],
+    module: object = search,
 ) -> int:
-    """``solve_move`` with ``search.<constant>`` at each of ``values``: where both prove
+    """``solve_move`` with ``<module>.<constant>`` (by default ``search``'s) at each of
+    ``values``: where both prove
     their answer, the primary value is the same, and so are the melds changed where both
     tie-breaks are proved. Returns how many positions were compared."""
     compared = 0
@@ -25,7 +27,7 @@ def variants_agree(
         position = spec.position()
         answers = []
         for value in values:
-            monkeypatch.setattr(search, constant, value)
+            monkeypatch.setattr(module, constant, value)
             answers.append(solve_move(position))
         one, other = answers
         if not (one.optimal and other.optimal):

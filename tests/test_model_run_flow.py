@@ -15,7 +15,7 @@ import pytest
 from bench.positions import bench_positions
 from solver.rearrangement import search
 from solver.rearrangement.budget import Budget
-from solver.rearrangement.model import TurnModel, turn_options
+from solver.rearrangement.model import TurnModel, run_flow, turn_options
 from solver.rearrangement.search import Objective, solve_move
 from solver.rummy.position import Position, Turn, parse_position
 from tests.model_variants import variants_agree
@@ -62,4 +62,21 @@ def test_the_flow_and_the_templates_agree_on_carrossel_positions(
     """Both models hold the same tables (``variants_agree``): templates, then the flow."""
     specs = bench_positions("carrossel", "mid", 12, 3) + bench_positions("carrossel", "fit", 6, 3)
     compared = variants_agree(specs, monkeypatch, "RUN_FLOW", (False, True))
+    assert compared >= len(specs) - 2
+
+
+def test_window_caps_bound_starts_and_ends_by_the_scarcest_place_of_the_shortest_run() -> None:
+    """R2: a run holds at least 3 places, so a start at j is bounded by places j..j+2 and
+    an end at j by j-2..j; none starts in the last two places or ends in the first two."""
+    caps = [2, 1, 3, 0, 2, 2, 2, 1]
+    starts, ends = run_flow.window_caps(caps, 3)
+    assert starts == [1, 0, 0, 0, 2, 1, 0, 0]
+    assert ends == [0, 0, 1, 0, 0, 0, 2, 1]
+
+
+def test_window_caps_keep_every_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The caps are implied by the flow's constraints (the same tables): with and without
+    them, the same primary value and, where both are proved, the same melds changed."""
+    specs = bench_positions("carrossel", "mid", 12, 5) + bench_positions("carrossel", "fit", 6, 5)
+    compared = variants_agree(specs, monkeypatch, "WINDOW_CAPS", (False, True), run_flow)
     assert compared >= len(specs) - 2

@@ -55,10 +55,11 @@ def test_a_sigterm_lets_every_workers_calls_finish_and_all_exit() -> None:
         assert len(workers) >= 2
         stubs = [rummy_pb2_grpc.RummyServiceStub(channel) for channel in channels]
         assert all(stub.ValidateMove(CARROSSEL_MOVE, timeout=10).legal for stub in stubs)
-        # Searches of up to 1.5 s each, running or queued when SIGTERM arrives: the position
-        # needs about 80 ms of a core for its first table, so a loaded 2-core machine still
-        # finds one within the limit and every answer holds a move.
-        slow = rummy_pb2.SolveMoveRequest(position=HARD.position, time_limit_ms=1500)
+        # Searches of up to 1 s each, running or queued when SIGTERM arrives (three a worker
+        # must finish within the server's 5 s grace): the position needs under 0.1 s of a
+        # core for its first table, so a loaded 2-core machine still finds one within the
+        # limit and every answer holds a move.
+        slow = rummy_pb2.SolveMoveRequest(position=HARD.position, time_limit_ms=1000)
         in_flight = [stub.SolveMove.future(slow, timeout=30) for stub in stubs]
         time.sleep(0.3)
         os.kill(server.pid, signal.SIGTERM)
