@@ -51,6 +51,7 @@ from solver.rearrangement.search import (
     solved_move,
     validate_move,
 )
+from solver.rearrangement.suggest_complete import completed_move
 from solver.rearrangement.suggest_melds import (
     deal_as_proposed,
     proposed_melds,
@@ -92,6 +93,10 @@ RELAX_NEW_MELDS = True
 # The try without R6 copies the whole deck's pool where that applies (``model.pool_deck``).
 # False: the pool built for the position, which the tests compare the answers with.
 POOL_FROM_DECK = True
+# The proposal completed first (``suggest_complete``): where the nearest move keeps every
+# proposed meld that is a meld, it is found by listing the ways to lay the other cards,
+# without the model. False: the model's search always, which the tests compare with.
+COMPLETE_PROPOSAL = True
 
 
 def proposal_hand_cards(position: Position, proposal: Move) -> Counter[Card]:
@@ -121,8 +126,10 @@ def suggest_move(
         return Suggestion(None, "The proposal lays no hand card, so no play is near it.", True)
     if not play_allowed(position):
         return Suggestion(None, "The turn allows no play (R8), so nothing can be suggested.", True)
-    budget = Budget(time_limit_ms)
     keys = [_after_key(meld) for meld in proposal.table]  # read once: asked again and again
+    if COMPLETE_PROPOSAL and (completed := _completed(position, proposal, keys, wanted)):
+        return completed
+    budget = Budget(time_limit_ms)
     if _may_relax_new_melds(position, wanted):
         found = _nearest(position, proposal, keys, wanted, budget, relax_new_melds=True)
         if found is not None:
@@ -133,6 +140,22 @@ def suggest_move(
     found = _nearest(position, proposal, keys, wanted, budget, relax_new_melds=False)
     assert found is not None  # only the search without R6 leaves a question open
     return found
+
+
+def _completed(
+    position: Position, proposal: Move, keys: Sequence[StandsKey], wanted: Counter[Card]
+) -> Suggestion | None:
+    """The nearest move where it keeps every proposed meld that is a meld, found without
+    the model (``suggest_complete``): proved, as it reaches each key's bound."""
+    found = completed_move(position, proposal, wanted)
+    if found is None:
+        return None
+    solved, keepable = found
+    kept, marks = kept_melds(proposal, solved.move.table, keys)
+    if len(kept) < keepable:
+        return None  # a meld read otherwise than proposed: the model decides
+    note = _found_note(solved, wanted, True, len(kept), len(proposal.table))
+    return Suggestion(SuggestedMove(solved, kept, marks, True), note, True)
 
 
 def _may_relax_new_melds(position: Position, wanted: Counter[Card]) -> bool:

@@ -1,0 +1,208 @@
+"""The nearest legal move found by completing the proposal (issue #53), without CP-SAT.
+
+Most illegal proposals are a few cards short of legal: every proposed meld but one or two
+is a meld, and the nearest legal move keeps all of those and lays the rest of the cards
+otherwise (on bench.suggest_bench's mexe-mexe proposals, 52 of 60 searched). Such a move
+is provably the nearest:
+
+* key 1: it lays exactly the proposal's hand cards, the most there is;
+* key 2: it keeps every proposed meld that has a reading as a meld, and no table can keep a
+  meld that has none (a kept meld is a meld of a legal table), so no table keeps more;
+* key 3: every table that reaches both is those melds plus a partition of the cards left
+  (the table's before and the proposal's hand cards, less the kept melds' and less the
+  wilds taken back to the hand where R5 allows it). This module lists every such partition,
+  every reading of each meld in it, and asks the referee about each table: the legal one
+  changing the fewest melds before is the fewest any such table changes.
+
+Where no listed table is legal, or too many cards are left to list them cheaply, the caller
+searches the turn's model as before (``suggest._nearest``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from itertools import combinations
+
+from solver.core.cards import Card, TableCard
+from solver.core.rulesets import Ruleset, SuitRule
+from solver.rearrangement.search import SolvedMove, solved_move, validate_move
+from solver.rearrangement.suggest_melds import read_meld
+from solver.rummy.melds import MeldKind, classify
+from solver.rummy.position import Meld, Move, Position
+
+__all__ = ["MOST_CARDS_LEFT", "completed_move"]
+
+# The most cards left to lay once the proposal's melds are kept: a mid table's proposals
+# leave 3-7 (the cards of the one or two melds that are not melds); beyond, the listing
+# grows faster than the model's search.
+MOST_CARDS_LEFT = 9
+# The most tables the referee is asked about: past it the model's search is the cheaper.
+MOST_TABLES = 48
+
+
+def completed_move(
+    position: Position, proposal: Move, wanted: Counter[Card]
+) -> tuple[SolvedMove, int] | None:
+    """The legal table keeping every proposed meld that is a meld and laying exactly the
+    proposal's hand cards that changes the fewest melds before, with the number of those
+    melds (the most any table keeps: the caller checks the table keeps them all); None
+    where no such table is legal or where this way does not apply (the caller then
+    searches the model)."""
+    rs = position.ruleset
+    if rs.rearrangement.add_must_be_maximal:
+        return None  # R8's largest add is a question about the whole hand, not the table
+    kept = _proposed_melds(rs, proposal.table)
+    if kept is None:
+        return None
+    left = position.table_cards() + wanted
+    for meld in kept:
+        for tc in meld:
+            left[tc.card] -= 1
+    if any(n < 0 for n in left.values()):
+        return None  # the proposal lays cards that are not there: the model decides
+    left = +left
+    if sum(left.values()) > MOST_CARDS_LEFT:
+        return None
+    best: SolvedMove | None = None
+    asked = 0
+    for to_hand in _taken_back(position, left):
+        rest = sorted((left - Counter(to_hand)).elements())
+        for melds in _partitions(rs, rest):
+            asked += 1
+            if asked > MOST_TABLES:
+                return None
+            move = Move((*kept, *melds), to_hand, proposal.knock, proposal.discard)
+            solved = _legal(position, move)
+            if solved is None or Counter(solved.verdict.played) != wanted:
+                continue
+            if best is None or solved.melds_changed < best.melds_changed:
+                best = solved
+    return None if best is None else (best, len(kept))
+
+
+def _proposed_melds(rs: Ruleset, table: Sequence[Meld]) -> list[Meld] | None:
+    """The proposal's melds that are melds, laid in order with their wilds written out;
+    None where one reads several ways (which to keep is the model's question)."""
+    melds: list[Meld] = []
+    for meld in table:
+        classified = read_meld(rs, meld)
+        if not classified.readings and not classified.fallbacks:
+            continue  # not a meld: no table keeps it
+        if not classified.ok:
+            return None
+        melds.append(_in_order(classified.reading, classified.normalized))
+    return melds
+
+
+def _taken_back(position: Position, left: Counter[Card]) -> Iterator[tuple[Card, ...]]:
+    """Every choice of the table's wilds left over that go back to the hand (mexe-mexe's
+    2s, R5); only the empty one elsewhere. The referee says which are allowed."""
+    yield ()
+    rs = position.ruleset
+    if not rs.rearrangement.released_wild_to_hand:
+        return
+    before = position.table_cards()
+    wilds = sorted(card for card in left.elements() if rs.is_wild_card(card) and before[card] > 0)
+    seen: set[tuple[Card, ...]] = set()
+    for size in range(1, len(wilds) + 1):
+        for chosen in combinations(wilds, size):
+            counts = Counter(chosen)
+            if chosen not in seen and all(n <= before[c] for c, n in counts.items()):
+                seen.add(chosen)
+                yield chosen
+
+
+def _partitions(rs: Ruleset, cards: list[Card]) -> Iterator[list[Meld]]:
+    """Every way to lay ``cards`` (sorted) as melds, each meld in each of its readings."""
+    if not cards:
+        yield []
+        return
+    first, rest = cards[0], cards[1:]
+    smallest = min(rs.melds.min_sequence, rs.melds.group_min)
+    seen: set[tuple[Card, ...]] = set()
+    for size in range(smallest - 1, len(rest) + 1):
+        if len(rest) - size in (1, 2) and smallest >= 3:
+            continue  # one or two cards would be left, which no meld holds
+        for picked in combinations(range(len(rest)), size):
+            chosen = (first, *(rest[i] for i in picked))
+            if chosen in seen:
+                continue  # the same cards again (two decks' copies)
+            seen.add(chosen)
+            taken = set(picked)
+            remaining = [card for i, card in enumerate(rest) if i not in taken]
+            for meld in _melds_of(rs, chosen):
+                for others in _partitions(rs, remaining):
+                    yield [meld, *others]
+
+
+def _melds_of(rs: Ruleset, cards: tuple[Card, ...]) -> list[Meld]:
+    """Every meld these cards make, one per reading, wilds written out (empty if none)."""
+    if not _may_be_meld(rs, cards):
+        return []
+    found: dict[tuple[TableCard, ...], Meld] = {}
+    for order in _orders(rs, cards):
+        classified = classify(rs, order)
+        for reading in (*classified.readings, *classified.fallbacks):
+            meld = _in_order(reading, reading.normalized(classified.cards))
+            found.setdefault(tuple(sorted(meld, key=_sort_key)), meld)
+    return list(found.values())
+
+
+def _may_be_meld(rs: Ruleset, cards: tuple[Card, ...]) -> bool:
+    """A quick "no" for cards no meld holds: the naturals (cards that cannot act as wilds)
+    neither share a rank (a group) nor fit one run."""
+    naturals = [card for card in cards if not rs.is_wild_card(card)]
+    if len(naturals) <= 1:
+        return True
+    rules = rs.melds
+    group = len({c.rank for c in naturals}) == 1 and len(cards) <= rules.group_max
+    if group:
+        return True
+    if len(cards) > rules.max_sequence + 1:
+        return False
+    if rules.sequence_suits is SuitRule.SAME_SUIT and len({c.suit for c in naturals}) > 1:
+        return False
+    ranks = [c.rank for c in naturals]
+    if len(set(ranks)) < len(ranks):
+        return False  # a run holds one card of each rank
+    high = [14 if r == 1 else r for r in ranks]
+    return any(max(rs_) - min(rs_) < len(cards) for rs_ in (ranks, high))
+
+
+def _orders(rs: Ruleset, cards: tuple[Card, ...]) -> Iterator[tuple[TableCard, ...]]:
+    """The orders to read the cards in: the naturals by rank (the ace low, then high), with
+    the wild-capable cards put in every place among them (a run reads its cards in order)."""
+    wilds = [card for card in cards if rs.is_wild_card(card)]
+    naturals = [card for card in cards if not rs.is_wild_card(card)]
+    for ace in (1, 14):
+        line = sorted(naturals, key=lambda c: (ace if c.rank == 1 else c.rank, c.suit))
+        for places in combinations(range(len(cards)), len(wilds)):
+            order: list[Card] = []
+            wild_iter, natural_iter = iter(wilds), iter(line)
+            for i in range(len(cards)):
+                order.append(next(wild_iter) if i in places else next(natural_iter))
+            yield tuple(TableCard(card) for card in order)
+
+
+def _in_order(reading: object, meld: Sequence[TableCard]) -> Meld:
+    """A run's cards by the rank each stands for (the referee reads a run in order)."""
+    positions = getattr(reading, "positions", ())
+    if getattr(reading, "kind", None) is MeldKind.SEQUENCE and positions:
+        pairs = sorted(zip(positions, range(len(meld)), strict=True))
+        return tuple(meld[i] for _, i in pairs)
+    return tuple(meld)
+
+
+def _sort_key(tc: TableCard) -> tuple[Card, str]:
+    return tc.card, tc.value.code if tc.value is not None else ""
+
+
+def _legal(position: Position, move: Move) -> SolvedMove | None:
+    """The move with its effects where the referee calls it legal (without the knock the
+    proposal asked for where only that is wrong, R10), else None."""
+    verdict = validate_move(position, move)
+    if not verdict.legal and move.knock:
+        move = Move(move.table, move.to_hand, False, move.discard)
+        verdict = validate_move(position, move)
+    return solved_move(position, move, verdict) if verdict.legal else None
