@@ -299,6 +299,9 @@ HAND_SIZES: dict[str, tuple[int, int]] = {
     "rummikub": (6, 20),
     "carrossel": (5, 15),
     "mexe-mexe": (5, 15),
+    "vatikan": (5, 15),
+    "shangai": (5, 15),
+    "manipulation": (5, 15),
 }
 
 

@@ -1,6 +1,7 @@
 """The suggestion found by completing the proposal (``suggest_complete``, issue #53, SPEC
 §4 ValidateMove ``suggest``): where the nearest legal move keeps every proposed meld that is
-a meld, it is found without the model, proved, and its keys are the model's. The
+a meld, it is found without the model, proved, and its keys are the model's (shangai and
+manipulation's tables judged with R8's largest add, asked once per question). The
 brute-force differential (``tests/test_suggest_vs_bruteforce.py``) runs through it too."""
 
 from __future__ import annotations
@@ -58,7 +59,9 @@ def test_a_wild_whose_value_changed_is_left_to_the_model() -> None:
     assert answer.move.kept == (1,) and not answer.move.same_cards
 
 
-@pytest.mark.parametrize("ruleset_id", ["carrossel", "mexe-mexe", "rummikub"])
+@pytest.mark.parametrize(
+    "ruleset_id", ["carrossel", "mexe-mexe", "rummikub", "vatikan", "shangai", "manipulation"]
+)
 def test_the_completed_suggestions_keys_are_the_models(
     ruleset_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -127,9 +127,13 @@ def suggest_move(
     if not play_allowed(position):
         return Suggestion(None, "The turn allows no play (R8), so nothing can be suggested.", True)
     keys = [_after_key(meld) for meld in proposal.table]  # read once: asked again and again
-    if COMPLETE_PROPOSAL and (completed := _completed(position, proposal, keys, wanted)):
+    started = time.monotonic()
+    if COMPLETE_PROPOSAL and (
+        completed := _completed(position, proposal, keys, wanted, time_limit_ms)
+    ):
         return completed
-    budget = Budget(time_limit_ms)
+    # The model's search has the time the completion left (R8's searches take some).
+    budget = Budget(max(1, time_limit_ms - round((time.monotonic() - started) * 1000)))
     if _may_relax_new_melds(position, wanted):
         found = _nearest(position, proposal, keys, wanted, budget, relax_new_melds=True)
         if found is not None:
@@ -143,11 +147,15 @@ def suggest_move(
 
 
 def _completed(
-    position: Position, proposal: Move, keys: Sequence[StandsKey], wanted: Counter[Card]
+    position: Position,
+    proposal: Move,
+    keys: Sequence[StandsKey],
+    wanted: Counter[Card],
+    time_limit_ms: int,
 ) -> Suggestion | None:
     """The nearest move where it keeps every proposed meld that is a meld, found without
     the model (``suggest_complete``): proved, as it reaches each key's bound."""
-    found = completed_move(position, proposal, wanted)
+    found = completed_move(position, proposal, wanted, time_limit_ms)
     if found is None:
         return None
     solved, keepable = found

@@ -26,8 +26,16 @@ from itertools import combinations
 
 from solver.core.cards import Card, TableCard
 from solver.core.rulesets import Ruleset, SuitRule
-from solver.rearrangement.search import SolvedMove, solved_move, validate_move
+from solver.rearrangement.search import (
+    DEFAULT_TIME_LIMIT_MS,
+    SearchUndecided,
+    SolvedMove,
+    max_cards_placed,
+    solved_move,
+    validate_move,
+)
 from solver.rearrangement.suggest_melds import read_meld
+from solver.rearrangement.turns import PlacedOracle
 from solver.rummy.melds import MeldKind, classify
 from solver.rummy.position import Meld, Move, Position
 
@@ -42,7 +50,10 @@ MOST_TABLES = 48
 
 
 def completed_move(
-    position: Position, proposal: Move, wanted: Counter[Card]
+    position: Position,
+    proposal: Move,
+    wanted: Counter[Card],
+    time_limit_ms: int = DEFAULT_TIME_LIMIT_MS,
 ) -> tuple[SolvedMove, int] | None:
     """The legal table keeping every proposed meld that is a meld and laying exactly the
     proposal's hand cards that changes the fewest melds before, with the number of those
@@ -50,8 +61,6 @@ def completed_move(
     where no such table is legal or where this way does not apply (the caller then
     searches the model)."""
     rs = position.ruleset
-    if rs.rearrangement.add_must_be_maximal:
-        return None  # R8's largest add is a question about the whole hand, not the table
     kept = _proposed_melds(rs, proposal.table)
     if kept is None:
         return None
@@ -64,6 +73,7 @@ def completed_move(
     left = +left
     if sum(left.values()) > MOST_CARDS_LEFT:
         return None
+    oracle = _placed_oracle(time_limit_ms)
     best: SolvedMove | None = None
     asked = 0
     for to_hand in _taken_back(position, left):
@@ -73,7 +83,10 @@ def completed_move(
             if asked > MOST_TABLES:
                 return None
             move = Move((*kept, *melds), to_hand, proposal.knock, proposal.discard)
-            solved = _legal(position, move)
+            try:
+                solved = _legal(position, move, oracle)
+            except SearchUndecided:
+                return None  # R8's question not settled in time: the model's search decides
             if solved is None or Counter(solved.verdict.played) != wanted:
                 continue
             if best is None or solved.melds_changed < best.melds_changed:
@@ -198,11 +211,25 @@ def _sort_key(tc: TableCard) -> tuple[Card, str]:
     return tc.card, tc.value.code if tc.value is not None else ""
 
 
-def _legal(position: Position, move: Move) -> SolvedMove | None:
+def _placed_oracle(time_limit_ms: int) -> PlacedOracle:
+    """R8's search (shangai, manipulation: the most cards a play may lay), asked once per
+    question for all the tables listed, which share the position."""
+    answers: dict[tuple[int, int | None], int] = {}
+
+    def most_placed(position: Position, max_new_melds: int | None) -> int:
+        key = (id(position), max_new_melds)
+        if key not in answers:
+            answers[key] = max_cards_placed(position, max_new_melds, time_limit_ms)
+        return answers[key]
+
+    return most_placed
+
+
+def _legal(position: Position, move: Move, oracle: PlacedOracle) -> SolvedMove | None:
     """The move with its effects where the referee calls it legal (without the knock the
     proposal asked for where only that is wrong, R10), else None."""
-    verdict = validate_move(position, move)
+    verdict = validate_move(position, move, max_placed=oracle)
     if not verdict.legal and move.knock:
         move = Move(move.table, move.to_hand, False, move.discard)
-        verdict = validate_move(position, move)
+        verdict = validate_move(position, move, max_placed=oracle)
     return solved_move(position, move, verdict) if verdict.legal else None
