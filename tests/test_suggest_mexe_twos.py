@@ -174,6 +174,28 @@ CASES = [
         (1, 2, -3),
         id="r5-seed-453184-two-copies-of-a-wild-in-a-group",
     ),
+    pytest.param(
+        # Only one of 7C and 2C can be laid: 7C keeps the proposed group of four 7s. The
+        # model counted the lone 2C as a stand-in for 7C (the same count), laid it and said
+        # "not proved"; its retry counts the 2 as itself.
+        5,
+        "7H 7S 7D",
+        "7C 2C 2C 7C",
+        "7S 7C 7D 7H | 2C=8S",
+        (1, 1, -1),
+        id="r5-seed-653181-a-lone-2-is-no-stand-in-for-a-kept-meld",
+    ),
+    pytest.param(
+        # No proposed meld is a meld, so every table that lays 5S is listed: the 2S stays
+        # natural and 2D=3S (R5) in the run, the 3s' group as it was. The listing once read
+        # the two 2s in one order only (2D=2S 2S=3S), and proved a table changing both.
+        2,
+        "3S 3C 3H | AS 2S 2D=3S 4S",
+        "5S KC",
+        "AS 2S=4 3S 4S 5S | 3C | 3H 2D=3S",
+        (1, 0, -1),
+        id="r5-seed-953177-every-order-of-the-2s-is-listed",
+    ),
 ]
 
 
@@ -191,6 +213,7 @@ def test_mexe_mexe_twos_are_told_apart(
     assert solved.verdict.legal
     assert keys_of(position, move, solved.move.table, len(solved.verdict.played)) == keys
     assert len(found.move.kept) == keys[1]  # the proposal's melds it names as kept
+    assert found.optimal
 
 
 def test_the_references_import_no_cp_sat() -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from itertools import combinations
+from itertools import combinations, permutations
 
 from solver.core.cards import Card, TableCard
 from solver.core.rulesets import Ruleset, SuitRule
@@ -185,17 +185,21 @@ def _may_be_meld(rs: Ruleset, cards: tuple[Card, ...]) -> bool:
 
 def _orders(rs: Ruleset, cards: tuple[Card, ...]) -> Iterator[tuple[TableCard, ...]]:
     """The orders to read the cards in: the naturals by rank (the ace low, then high), with
-    the wild-capable cards put in every place among them (a run reads its cards in order)."""
+    the wild-capable cards put in every place among them, in every order of their own (a
+    run reads its cards in order, and which 2 stands where is another meld: ``AS 2S 2D=3S``
+    is not ``AS 2D=2S 2S=3S``)."""
     wilds = [card for card in cards if rs.is_wild_card(card)]
     naturals = [card for card in cards if not rs.is_wild_card(card)]
+    wild_orders = sorted(set(permutations(wilds)))
     for ace in (1, 14):
         line = sorted(naturals, key=lambda c: (ace if c.rank == 1 else c.rank, c.suit))
         for places in combinations(range(len(cards)), len(wilds)):
-            order: list[Card] = []
-            wild_iter, natural_iter = iter(wilds), iter(line)
-            for i in range(len(cards)):
-                order.append(next(wild_iter) if i in places else next(natural_iter))
-            yield tuple(TableCard(card) for card in order)
+            for wild_order in wild_orders:
+                order: list[Card] = []
+                wild_iter, natural_iter = iter(wild_order), iter(line)
+                for i in range(len(cards)):
+                    order.append(next(wild_iter) if i in places else next(natural_iter))
+                yield tuple(TableCard(card) for card in order)
 
 
 def _in_order(reading: object, meld: Sequence[TableCard]) -> Meld:

@@ -59,6 +59,10 @@ class ModelOptions:
     # A flag per rank: it has a pool group or not (``group_flags``). The same tables; the
     # search branches on the flags. The searches of ``search`` ask for it per ruleset.
     group_flags: bool = field(default=False, compare=False)
+    # A lone free wild counted as a stand-in for a card code (``pool._build_stand_ins``):
+    # the same tables, a smaller model. The suggestion's retry turns it off, since its
+    # count of a proposed meld cannot tell the stand-in from the natural it stands for.
+    stand_ins: bool = field(default=True, compare=False)
 
 
 def turn_options(
@@ -165,7 +169,8 @@ def collect_data(position: Position, options: ModelOptions) -> TurnData:
     # A lone free wild in same-suit runs and distinct-suit groups stands for one card
     # code, so the pool is counted as if without wilds (``pool._build_stand_ins``).
     stand_in = (
-        same_suit
+        options.stand_ins
+        and same_suit
         and rs.melds.group_suits_distinct
         and not wilds
         and 0 < wild_supply <= STAND_IN_WILDS
