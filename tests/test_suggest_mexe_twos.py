@@ -196,6 +196,17 @@ CASES = [
         (1, 0, -1),
         id="r5-seed-953177-every-order-of-the-2s-is-listed",
     ),
+    pytest.param(
+        # `2C=2D 2H=3D 2S=4D` is no meld, but key 2 compares a wild's rank, not its suit (a
+        # 2 standing for its own rank is natural): `2C 2H=3C 2S=4C` keeps it. The model and
+        # the completion once counted it as kept by no table, and proved a table keeping one.
+        5,
+        "2C=2 2H 2S | 10D JD QD KD AD",
+        "9D 6S JH 6S",
+        "2C=2D 2H=3D 2S=4D | 9D 10D JD AD QD KD",
+        (1, 2, -2),
+        id="r5-seed-1153068-a-meld-of-2s-kept-in-another-reading",
+    ),
 ]
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from itertools import combinations, permutations
+from itertools import combinations, permutations, product
 
 from solver.core.cards import Card, TableCard
 from solver.core.rulesets import Ruleset, SuitRule
@@ -38,6 +38,7 @@ from solver.rearrangement.suggest_melds import read_meld
 from solver.rearrangement.turns import PlacedOracle
 from solver.rummy.melds import MeldKind, classify
 from solver.rummy.position import Meld, Move, Position
+from solver.rummy.table_change import StandsKey, stands_key
 
 __all__ = ["MOST_CARDS_LEFT", "completed_move"]
 
@@ -45,6 +46,9 @@ __all__ = ["MOST_CARDS_LEFT", "completed_move"]
 # leave 3-7 (the cards of the one or two melds that are not melds); beyond, the listing
 # grows faster than the model's search.
 MOST_CARDS_LEFT = 9
+# The longest proposed meld that is no meld but holds wilds whose ways to be read as a meld
+# are listed (every order of its wilds among its naturals); longer ones leave it to the model.
+MOST_WILD_MELD = 7
 # The most tables the referee is asked about: past it the model's search is the cheaper.
 MOST_TABLES = 48
 
@@ -61,51 +65,73 @@ def completed_move(
     where no such table is legal or where this way does not apply (the caller then
     searches the model)."""
     rs = position.ruleset
-    kept = _proposed_melds(rs, proposal.table)
-    if kept is None:
-        return None
-    left = position.table_cards() + wanted
-    for meld in kept:
-        for tc in meld:
-            left[tc.card] -= 1
-    if any(n < 0 for n in left.values()):
-        return None  # the proposal lays cards that are not there: the model decides
-    left = +left
-    if sum(left.values()) > MOST_CARDS_LEFT:
+    forms = _proposed_forms(rs, proposal.table)
+    if forms is None:
         return None
     oracle = _placed_oracle(time_limit_ms)
     best: SolvedMove | None = None
     asked = 0
-    for to_hand in _taken_back(position, left):
-        rest = sorted((left - Counter(to_hand)).elements())
-        for melds in _partitions(rs, rest):
-            asked += 1
-            if asked > MOST_TABLES:
-                return None
-            move = Move((*kept, *melds), to_hand, proposal.knock, proposal.discard)
-            try:
-                solved = _legal(position, move, oracle)
-            except SearchUndecided:
-                return None  # R8's question not settled in time: the model's search decides
-            if solved is None or Counter(solved.verdict.played) != wanted:
-                continue
-            if best is None or solved.melds_changed < best.melds_changed:
-                best = solved
-    return None if best is None else (best, len(kept))
+    # Each way to keep every keepable proposed meld (one form each, mostly the only one).
+    for kept in product(*forms):
+        left = position.table_cards() + wanted
+        for meld in kept:
+            for tc in meld:
+                left[tc.card] -= 1
+        if any(n < 0 for n in left.values()):
+            continue  # the forms use cards that are not there
+        left = +left
+        if sum(left.values()) > MOST_CARDS_LEFT:
+            return None
+        for to_hand in _taken_back(position, left):
+            rest = sorted((left - Counter(to_hand)).elements())
+            for melds in _partitions(rs, rest):
+                asked += 1
+                if asked > MOST_TABLES:
+                    return None
+                move = Move((*kept, *melds), to_hand, proposal.knock, proposal.discard)
+                try:
+                    solved = _legal(position, move, oracle)
+                except SearchUndecided:
+                    return None  # R8's question not settled in time: the model decides
+                if solved is None or Counter(solved.verdict.played) != wanted:
+                    continue
+                if best is None or solved.melds_changed < best.melds_changed:
+                    best = solved
+    return None if best is None else (best, len(forms))
 
 
-def _proposed_melds(rs: Ruleset, table: Sequence[Meld]) -> list[Meld] | None:
-    """The proposal's melds that are melds, laid in order with their wilds written out;
-    None where one reads several ways (which to keep is the model's question)."""
-    melds: list[Meld] = []
+def _proposed_forms(rs: Ruleset, table: Sequence[Meld]) -> list[list[Meld]] | None:
+    """Per proposed meld some table may keep, the melds that keep it (the same cards with
+    the same key 2: its wilds' ranks, not their suits), laid in order with their wilds
+    written out. A meld is kept in its reading (forms of one key differ only in a wild's
+    suit or a 2 standing for its own rank, which neither the rules nor key 3 compare); one
+    that is no meld by itself, too short or of naturals only, is kept by no table; one
+    that holds wilds may still be kept in another reading (``2C=2D 2H=3D 2S=4D`` by
+    ``2C 2H=3C 2S=4C``): those are listed. None where a meld reads several ways or is too
+    long to list: the model decides."""
+    smallest = min(rs.melds.min_sequence, rs.melds.group_min)
+    forms: list[list[Meld]] = []
     for meld in table:
         classified = read_meld(rs, meld)
-        if not classified.readings and not classified.fallbacks:
-            continue  # not a meld: no table keeps it
-        if not classified.ok:
+        if classified.readings or classified.fallbacks:
+            if not classified.ok:
+                return None  # it reads several ways: which one to keep is the model's
+            forms.append([_in_order(classified.reading, classified.normalized)])
+            continue
+        if len(meld) < smallest or not any(rs.is_wild_card(tc.card) for tc in meld):
+            continue  # no meld, and no table keeps it
+        if len(meld) > MOST_WILD_MELD:
             return None
-        melds.append(_in_order(classified.reading, classified.normalized))
-    return melds
+        key = _stands(meld)
+        same = [m for m in _melds_of(rs, tuple(tc.card for tc in meld)) if _stands(m) == key]
+        if same:
+            forms.append(same)
+    return forms
+
+
+def _stands(meld: Sequence[TableCard]) -> StandsKey:
+    """A meld's key 2: its cards and its wilds' ranks, in any order (``suggest._after_key``)."""
+    return stands_key((tc.card, tc.value) for tc in meld)
 
 
 def _taken_back(position: Position, left: Counter[Card]) -> Iterator[tuple[Card, ...]]:
