@@ -207,6 +207,17 @@ CASES = [
         (1, 2, -2),
         id="r5-seed-1153068-a-meld-of-2s-kept-in-another-reading",
     ),
+    pytest.param(
+        # Both groups of aces can be kept, but not together with the hand's AD and 2D laid:
+        # one is left out. The model kept neither and said "not proved"; the completion with
+        # each kept meld left out in turn proves `AC AH AS` kept.
+        4,
+        "AS 2D=AD AC | AS AC AD AH",
+        "AD 2D",
+        "AC AD 2D=AS AS | AC AH AS | AD 2D=AH",
+        (2, 1, -2),
+        id="r5-seed-1153044-one-proposed-meld-left-out",
+    ),
 ]
 
 

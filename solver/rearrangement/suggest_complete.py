@@ -58,46 +58,81 @@ def completed_move(
     proposal: Move,
     wanted: Counter[Card],
     time_limit_ms: int = DEFAULT_TIME_LIMIT_MS,
+    drop_one: bool = False,
 ) -> tuple[SolvedMove, int] | None:
     """The legal table keeping every proposed meld that is a meld and laying exactly the
     proposal's hand cards that changes the fewest melds before, with the number of those
     melds (the most any table keeps: the caller checks the table keeps them all); None
     where no such table is legal or where this way does not apply (the caller then
-    searches the model)."""
+    searches the model). ``drop_one``: where no table keeps every one, each left out in
+    turn (key 2 one short of its bound, still proved where every listing is whole)."""
     rs = position.ruleset
     forms = _proposed_forms(rs, proposal.table)
     if forms is None:
         return None
-    oracle = _placed_oracle(time_limit_ms)
-    best: SolvedMove | None = None
-    asked = 0
-    # Each way to keep every keepable proposed meld (one form each, mostly the only one).
-    for kept in product(*forms):
-        left = position.table_cards() + wanted
-        for meld in kept:
-            for tc in meld:
-                left[tc.card] -= 1
-        if any(n < 0 for n in left.values()):
-            continue  # the forms use cards that are not there
-        left = +left
-        if sum(left.values()) > MOST_CARDS_LEFT:
+    listing = _Listing(position, proposal, wanted, _placed_oracle(time_limit_ms))
+    best = listing.best_keeping(forms)
+    if best is not None or listing.cut:
+        return None if best is None else (best, len(forms))
+    # No table keeps every keepable meld: each left out in turn, the fewest changed of all.
+    for i in range(len(forms) if drop_one else 0):
+        found = listing.best_keeping([*forms[:i], *forms[i + 1 :]])
+        if listing.cut:
             return None
-        for to_hand in _taken_back(position, left):
-            rest = sorted((left - Counter(to_hand)).elements())
-            for melds in _partitions(rs, rest):
-                asked += 1
-                if asked > MOST_TABLES:
-                    return None
-                move = Move((*kept, *melds), to_hand, proposal.knock, proposal.discard)
-                try:
-                    solved = _legal(position, move, oracle)
-                except SearchUndecided:
-                    return None  # R8's question not settled in time: the model decides
-                if solved is None or Counter(solved.verdict.played) != wanted:
-                    continue
-                if best is None or solved.melds_changed < best.melds_changed:
-                    best = solved
-    return None if best is None else (best, len(forms))
+        if found is not None and (best is None or found.melds_changed < best.melds_changed):
+            best = found
+    return None if best is None else (best, len(forms) - 1)
+
+
+class _Listing:
+    """The tables listed for one proposal, each judged by the referee; ``cut`` once a
+    bound on the listing (cards left, tables asked, R8's time) stopped it short."""
+
+    def __init__(
+        self, position: Position, proposal: Move, wanted: Counter[Card], oracle: PlacedOracle
+    ) -> None:
+        self.position = position
+        self.proposal = proposal
+        self.wanted = wanted
+        self.oracle = oracle
+        self.asked = 0
+        self.cut = False
+
+    def best_keeping(self, forms: Sequence[Sequence[Meld]]) -> SolvedMove | None:
+        """The legal table laying exactly the wanted cards and keeping a form of each of
+        ``forms``' melds that changes the fewest melds before; None if none (or ``cut``)."""
+        position, rs = self.position, self.position.ruleset
+        best: SolvedMove | None = None
+        for kept in product(*forms):
+            left = position.table_cards() + self.wanted
+            for meld in kept:
+                for tc in meld:
+                    left[tc.card] -= 1
+            if any(n < 0 for n in left.values()):
+                continue  # the forms use cards that are not there
+            left = +left
+            if sum(left.values()) > MOST_CARDS_LEFT:
+                self.cut = True
+                return None
+            for to_hand in _taken_back(position, left):
+                rest = sorted((left - Counter(to_hand)).elements())
+                for melds in _partitions(rs, rest):
+                    self.asked += 1
+                    if self.asked > MOST_TABLES:
+                        self.cut = True
+                        return None
+                    proposal = self.proposal
+                    move = Move((*kept, *melds), to_hand, proposal.knock, proposal.discard)
+                    try:
+                        solved = _legal(position, move, self.oracle)
+                    except SearchUndecided:
+                        self.cut = True  # R8's question not settled in time
+                        return None
+                    if solved is None or Counter(solved.verdict.played) != self.wanted:
+                        continue
+                    if best is None or solved.melds_changed < best.melds_changed:
+                        best = solved
+        return best
 
 
 def _proposed_forms(rs: Ruleset, table: Sequence[Meld]) -> list[list[Meld]] | None:
