@@ -36,7 +36,7 @@ if __package__ in (None, ""):  # ``python bench/cpsat_replay.py``
 
 from ortools.sat.python import cp_model
 
-from bench.positions import bench_positions
+from bench.positions import each_bench_position
 from solver.rearrangement.search import Objective, default_objective, solve_move
 
 OWN_KEYS = ("hint", "objective")
@@ -65,23 +65,20 @@ def record(rulesets: Sequence[str], sizes: Sequence[str], n: int, seed: int) -> 
 
     cp_model.CpSolver.solve = recording  # type: ignore[method-assign]
     try:
-        for rid in rulesets:
-            for size in sizes:
-                for spec in bench_positions(rid, size, n, seed):
-                    position = spec.position()
-                    seen.clear()
-                    objective = (
-                        Objective.MOST_CARDS
-                        if rid == "rummikub"
-                        else default_objective(position.ruleset)
-                    )
-                    solve_move(position, objective)
-                    if not seen:
-                        continue
-                    text, parameters, solver = seen[0]
-                    hand = {c.index for c in _hand_vars(text, solver)}
-                    solution = list(solver.response_proto.solution)
-                    out.append(Recorded(spec.name, text, parameters, hand, solution))
+        for spec in each_bench_position(rulesets, sizes, n, seed):
+            position = spec.position()
+            seen.clear()
+            objective = (
+                Objective.MOST_CARDS
+                if spec.ruleset == "rummikub"
+                else default_objective(position.ruleset)
+            )
+            solve_move(position, objective)
+            if seen:
+                text, parameters, solver = seen[0]
+                hand = {c.index for c in _hand_vars(text, solver)}
+                solution = list(solver.response_proto.solution)
+                out.append(Recorded(spec.name, text, parameters, hand, solution))
     finally:
         cp_model.CpSolver.solve = solve  # type: ignore[method-assign]
     return out

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from solver.core.cards import JOKER_CARD, SUITS, Card, parse_table_card, rank_name
@@ -467,6 +467,15 @@ def bench_positions(ruleset_id: str, size: str, n: int, seed: int) -> list[Posit
             )
         )
     return out
+
+
+def each_bench_position(
+    rulesets: Sequence[str], sizes: Sequence[str], n: int, seed: int
+) -> Iterator[PositionSpec]:
+    """``bench_positions`` of every ruleset and size in turn (the replay tools' loop)."""
+    for ruleset_id in rulesets:
+        for size in sizes:
+            yield from bench_positions(ruleset_id, size, n, seed)
 
 
 def _fit_position(

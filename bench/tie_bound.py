@@ -33,7 +33,7 @@ from ortools.linear_solver import pywraplp
 from ortools.sat.python import cp_model
 
 from bench.carrossel_tail import parse_patch, patched
-from bench.positions import bench_positions
+from bench.positions import each_bench_position
 from solver.rearrangement import tries
 from solver.rearrangement.model import TurnModel
 from solver.rearrangement.search import default_objective, solve_move
@@ -64,16 +64,13 @@ def record(rulesets: Sequence[str], sizes: Sequence[str], n: int, seed: int) -> 
 
     tries._tie_model = recording
     try:
-        for rid in rulesets:
-            for size in sizes:
-                for spec in bench_positions(rid, size, n, seed):
-                    position = spec.position()
-                    seen.clear()
-                    solve_move(position, default_objective(position.ruleset))
-                    if not seen:
-                        continue
-                    tie, tm = seen[0]
-                    out.append(_solved(spec.name, tie, tm))
+        for spec in each_bench_position(rulesets, sizes, n, seed):
+            position = spec.position()
+            seen.clear()
+            solve_move(position, default_objective(position.ruleset))
+            if seen:
+                tie, tm = seen[0]
+                out.append(_solved(spec.name, tie, tm))
     finally:
         tries._tie_model = original
     return out
