@@ -1206,9 +1206,11 @@ def test_a_further_move_as_good_needs_no_primary_search(monkeypatch: pytest.Monk
     best that differs from those found, so the one before bounds it.
 
     4D and 8D can go on either run, so four tables place both cards (KS never fits). The
-    first move's primary optimum (2 cards) is proved once; the second and third are found
-    by one tie-break solve each at that very value, with no primary search of their own
-    (before, each further move proved its optimum afresh: 3 primary searches, 9 solves).
+    first move's primary optimum (2 cards) is proved once, by the weighted solve that
+    follows the proof that no play places all three (``tries.WEIGHTED_BELOW_IDEAL``; the
+    two stages' primary search otherwise); the second and third are found by one tie-break
+    solve each at that very value, with no primary search of their own (before, each
+    further move proved its optimum afresh: 3 primary searches, 9 solves).
     """
     position = parse_position(
         "carrossel",
@@ -1228,8 +1230,13 @@ def test_a_further_move_as_good_needs_no_primary_search(monkeypatch: pytest.Monk
     result = solve_move(position, Objective.MOST_CARDS, 3)
     assert [(m.cards_played, m.melds_changed) for m in result.moves] == [(2, 1), (2, 1), (2, 2)]
     assert result.optimal
+    assert not calls
+    assert result.stats.solves == 4
+    monkeypatch.setattr(tries, "WEIGHTED_BELOW_IDEAL", False)
+    staged = solve_move(position, Objective.MOST_CARDS, 3)
+    assert [(m.cards_played, m.melds_changed) for m in staged.moves] == [(2, 1), (2, 1), (2, 2)]
     assert len(calls) == 1
-    assert result.stats.solves == 5
+    assert staged.stats.solves == 5
 
 
 def test_cli_hint(capsys: pytest.CaptureFixture[str]) -> None:

@@ -39,6 +39,12 @@ TIE_BREAK_TRIES: tuple[TieTry, ...] = (
 # linear relaxation): see _tie_break_from.
 FROM_PRIMARY_TRIES: tuple[tuple[bool, bool], ...] = ((True, True), (False, False))
 WEIGHTED_DTIME = 0.1  # the most work the one-solve lexicographic search gets
+# Under R6's one new meld, the one weighted solve where no play reaches the best conceivable
+# value (the hand cannot go out) before the two stages: on the 28 such mid carrossel
+# positions of seeds 1-4 it proved all 28, the same values, in two thirds of the two stages'
+# CPU (bench/HISTORY.md, "the weighted solve where the hand cannot go out"). False: the two
+# stages at once.
+WEIGHTED_BELOW_IDEAL = True
 # The primary solve's tries in turn (work limit, lean): see solve_primary.
 PRIMARY_TRIES: tuple[tuple[float | None, bool], ...] = (
     (0.01, True),
@@ -83,7 +89,8 @@ def solve_lexicographic(
     when that proved nothing, the tie-break is first tried on the objective's best
     conceivable value (``_ideal``: every hand card played, or for a further move the
     ``ceiling``, the previous move's proved value): a table found there proves the
-    primary optimum too, in one solve. Else two solves: the primary optimum is proved on
+    primary optimum too, in one solve. Where that value is proved out of reach, the one
+    weighted solve (``WEIGHTED_BELOW_IDEAL``). Else two solves: the primary optimum is proved on
     the model without the tie-break, then the primary value is fixed and the tie-break
     searches afresh within a work limit. ``optimal`` speaks of the primary objective; the
     tie-break is the best found within its limit (docs/solver.md). None: no legal play.
@@ -113,6 +120,17 @@ def solve_lexicographic(
             budget.settle_tie_break(status == cp_model.OPTIMAL)
             return solver
         tried_ideal = status == cp_model.UNKNOWN
+        below_ideal = status == cp_model.INFEASIBLE and WEIGHTED_BELOW_IDEAL
+        # Where the model's count of melds changed is the table's (no D4 trade can lower
+        # it), any table it proves best is: otherwise the two stages, whose tables the
+        # rebuild's trades were measured on (tests/test_solve_move.py, D4).
+        exact = tm.data.keeps_exact and tm.data.options.max_new_melds is not None
+        if below_ideal and exact and tm.variables.kept.keep:
+            # Below the ideal, the weighted solve mostly proves both objectives at once
+            # (where every hand card can go, it is slower than the ideal's tie-break).
+            settled, weighted = _solve_weighted(tm, expr, maximize, budget, True)
+            if settled:
+                return weighted
     # The objective replaces the previous one, so the model itself is solved, not a copy.
     _optimize(tm.model, expr, maximize)
     solver, status = solve_primary(
@@ -302,16 +320,23 @@ def _optimize(model: cp_model.CpModel, expr: cp_model.LinearExprT, maximize: boo
 
 
 def _solve_weighted(
-    tm: TurnModel, expr: cp_model.LinearExprT, maximize: bool, budget: Budget
+    tm: TurnModel,
+    expr: cp_model.LinearExprT,
+    maximize: bool,
+    budget: Budget,
+    tie_break_proved: bool = False,
 ) -> tuple[bool, cp_model.CpSolver | None]:
     """Both objectives in one solve: one primary unit outweighs every melds-changed count.
 
     Used where new melds are unlimited (rummikub): there this sum is proved about as fast
     as the primary alone, which saves the second solve (bench/). Under R6's one new meld
-    its proof can take seconds, so those rulesets solve in two stages. Returns whether the
+    its proof can take seconds, so those rulesets solve in two stages, unless the best
+    conceivable value is proved out of reach (``WEIGHTED_BELOW_IDEAL``). Returns whether the
     question is settled (a primary optimum proved, or no legal play) with the solver holding
     the answer (None: no legal play); unsettled after at most half the time left or
-    ``WEIGHTED_DTIME``, and the two stages then run.
+    ``WEIGHTED_DTIME``, and the two stages then run. ``tie_break_proved``: settled only
+    with both objectives proved (below the ideal, where the two stages would otherwise give
+    the tie-break tries of its own).
     """
     # Melds changed is 0..len(keep): below one unit of the primary.
     weight = len(tm.variables.kept.keep) + 1
@@ -324,7 +349,7 @@ def _solve_weighted(
         budget.record(solver, status, primary=True)
         budget.settle_tie_break(True)
         return True, solver if status == cp_model.OPTIMAL else None
-    if status == cp_model.FEASIBLE:
+    if status == cp_model.FEASIBLE and not tie_break_proved:
         # The bound may already exclude a better primary value with any tie-break.
         value = round(solver.value(expr))
         bound = solver.best_objective_bound
