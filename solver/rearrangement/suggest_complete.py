@@ -95,6 +95,8 @@ class _Listing:
         self.proposal = proposal
         self.wanted = wanted
         self.oracle = oracle
+        self.before = position.table_cards()
+        self.in_play = self.before + wanted  # the cards a table after may hold
         self.asked = 0
         self.cut = False
 
@@ -104,7 +106,7 @@ class _Listing:
         position, rs = self.position, self.position.ruleset
         best: SolvedMove | None = None
         for kept in product(*forms):
-            left = position.table_cards() + self.wanted
+            left = Counter(self.in_play)
             for meld in kept:
                 for tc in meld:
                     left[tc.card] -= 1
@@ -114,7 +116,7 @@ class _Listing:
             if sum(left.values()) > MOST_CARDS_LEFT:
                 self.cut = True
                 return None
-            for to_hand in _taken_back(position, left):
+            for to_hand in _taken_back(position, self.before, left):
                 rest = sorted((left - Counter(to_hand)).elements())
                 for melds in _partitions(rs, rest):
                     self.asked += 1
@@ -169,14 +171,16 @@ def _stands(meld: Sequence[TableCard]) -> StandsKey:
     return stands_key((tc.card, tc.value) for tc in meld)
 
 
-def _taken_back(position: Position, left: Counter[Card]) -> Iterator[tuple[Card, ...]]:
-    """Every choice of the table's wilds left over that go back to the hand (mexe-mexe's
-    2s, R5); only the empty one elsewhere. The referee says which are allowed."""
+def _taken_back(
+    position: Position, before: Counter[Card], left: Counter[Card]
+) -> Iterator[tuple[Card, ...]]:
+    """Every choice of the table's wilds (``before``: the table's cards) left over that go
+    back to the hand (mexe-mexe's 2s, R5); only the empty one elsewhere. The referee says
+    which are allowed."""
     yield ()
     rs = position.ruleset
     if not rs.rearrangement.released_wild_to_hand:
         return
-    before = position.table_cards()
     wilds = sorted(card for card in left.elements() if rs.is_wild_card(card) and before[card] > 0)
     seen: set[tuple[Card, ...]] = set()
     for size in range(1, len(wilds) + 1):

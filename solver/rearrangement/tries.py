@@ -120,15 +120,19 @@ def solve_lexicographic(
             budget.settle_tie_break(status == cp_model.OPTIMAL)
             return solver
         tried_ideal = status == cp_model.UNKNOWN
-        below_ideal = status == cp_model.INFEASIBLE and WEIGHTED_BELOW_IDEAL
-        # Where the model's count of melds changed is the table's (no D4 trade can lower
-        # it), any table it proves best is: otherwise the two stages, whose tables the
+        # Below the ideal, one weighted solve mostly proves both objectives at once (where
+        # every hand card can go, it is slower than the ideal's tie-break). Not where it
+        # came first (new melds unlimited), nor where a D4 trade can lower the table's
+        # count of melds changed below the model's: there the two stages, whose tables the
         # rebuild's trades were measured on (tests/test_solve_move.py, D4).
-        exact = tm.data.keeps_exact and tm.data.options.max_new_melds is not None
-        if below_ideal and exact and tm.variables.kept.keep:
-            # Below the ideal, the weighted solve mostly proves both objectives at once
-            # (where every hand card can go, it is slower than the ideal's tie-break).
-            settled, weighted = _solve_weighted(tm, expr, maximize, budget, True)
+        if (
+            status == cp_model.INFEASIBLE
+            and WEIGHTED_BELOW_IDEAL
+            and tm.data.options.max_new_melds is not None
+            and tm.data.keeps_exact
+            and tm.variables.kept.keep
+        ):
+            settled, weighted = _solve_weighted(tm, expr, maximize, budget, both_proved=True)
             if settled:
                 return weighted
     # The objective replaces the previous one, so the model itself is solved, not a copy.
@@ -324,7 +328,7 @@ def _solve_weighted(
     expr: cp_model.LinearExprT,
     maximize: bool,
     budget: Budget,
-    tie_break_proved: bool = False,
+    both_proved: bool = False,
 ) -> tuple[bool, cp_model.CpSolver | None]:
     """Both objectives in one solve: one primary unit outweighs every melds-changed count.
 
@@ -334,7 +338,7 @@ def _solve_weighted(
     conceivable value is proved out of reach (``WEIGHTED_BELOW_IDEAL``). Returns whether the
     question is settled (a primary optimum proved, or no legal play) with the solver holding
     the answer (None: no legal play); unsettled after at most half the time left or
-    ``WEIGHTED_DTIME``, and the two stages then run. ``tie_break_proved``: settled only
+    ``WEIGHTED_DTIME``, and the two stages then run. ``both_proved``: settled only
     with both objectives proved (below the ideal, where the two stages would otherwise give
     the tie-break tries of its own).
     """
@@ -349,7 +353,7 @@ def _solve_weighted(
         budget.record(solver, status, primary=True)
         budget.settle_tie_break(True)
         return True, solver if status == cp_model.OPTIMAL else None
-    if status == cp_model.FEASIBLE and not tie_break_proved:
+    if status == cp_model.FEASIBLE and not both_proved:
         # The bound may already exclude a better primary value with any tie-break.
         value = round(solver.value(expr))
         bound = solver.best_objective_bound
