@@ -133,9 +133,7 @@ def _slot_meld(tm: TurnModel, sol: Solution, k: int, slot: MeldSlot, free: list[
                 for (i, k2, p2), v in variables.wilds_in_slots.in_run.items()
                 if k2 == k and p2 == p and sol.value(v)
             ]
-            cards.append(
-                TableCard(data.wilds[fixed[0]].card, value) if fixed else _free(free, value)
-            )
+            cards.append(_placed(data.wilds[fixed[0]].card, value) if fixed else _free(free, value))
         return tuple(cards)
     rank = next(r for r, v in slot.group_rank.items() if sol.value(v))
     for s in SUITS:
@@ -196,7 +194,7 @@ def _pool_runs(
                         fillers += [_free(free, value) for _ in range(wilds)]
             for (i, p2, s2), var in pool.run_table_wilds.items():
                 if p2 == p and s2 == suit and sol.value(var):
-                    fillers.append(TableCard(data.wilds[i].card, value))
+                    fillers.append(_placed(data.wilds[i].card, value))
             free_var = pool.run_free_wilds.get((p, suit))
             for _ in range(sol.value(free_var) if free_var is not None else 0):
                 fillers.append(_free(free, value))
@@ -215,9 +213,14 @@ def _pool_runs(
 
 
 def _free(free: list[Card], value: WildValue) -> TableCard:
-    """The next free wild, on a run place of this value. A mexe-mexe 2 on the place of its
-    own rank and suit is the natural card it is there (R4), written ``2C``, not ``2C=2C``."""
-    card = free.pop(0)
+    """The next free wild, on a run place of this value."""
+    return _placed(free.pop(0), value)
+
+
+def _placed(card: Card, value: WildValue) -> TableCard:
+    """A wild on a run place of this value. A mexe-mexe 2 on the place of its own rank and
+    suit is the natural card it is there (R4), written ``2C``, not ``2C=2C``: also a table
+    wild valued 2 (``model.pool.plays_natural``)."""
     if value.stands_for(card):
         return TableCard(card)
     return TableCard(card, value)

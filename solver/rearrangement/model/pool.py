@@ -17,7 +17,7 @@ from itertools import combinations
 
 from ortools.sat.python import cp_model
 
-from solver.core.cards import SUITS
+from solver.core.cards import SUITS, WildValue
 from solver.core.rulesets import rank_of_position
 from solver.rearrangement.model.cp import sum_of
 from solver.rearrangement.model.data import Code, GroupKey, RunKey, TurnData, natural_code
@@ -69,7 +69,7 @@ def build_pool(
     deferred: RunNaturals | None = None
     if data.wild_runs_possible:
         wilds = [*run_free.values(), *run_fixed.values()]
-        windows = _build_run_naturals(data, suits, runs, run_fill, held, wilds)
+        windows = _build_run_naturals(data, suits, runs, run_fill, run_fixed, held, wilds)
         if data.options.defer_run_naturals:
             deferred = windows
         else:
@@ -124,7 +124,9 @@ def with_run_naturals(
         return pool
     suits: tuple[str | None, ...] = SUITS if data.same_suit else (None,)
     wilds = [*pool.run_free_wilds.values(), *pool.run_table_wilds.values()]
-    windows = _build_run_naturals(data, suits, pool.runs, pool.run_fill, held, wilds)
+    windows = _build_run_naturals(
+        data, suits, pool.runs, pool.run_fill, pool.run_table_wilds, held, wilds
+    )
     if data.options.defer_run_naturals:
         return replace(pool, deferred_run_naturals=windows)
     windows.add(m)
@@ -152,6 +154,13 @@ def table_wild_fits(data: TurnData) -> TableWildFits:
         for suit in suits
     }
     return pool_fixed, suits, fits
+
+
+def plays_natural(data: TurnData, i: int, p: int, suit: str | None) -> bool:
+    """Table wild ``i``, keeping its value on run place ``p`` of ``suit``, is the natural
+    card it stands for there: a mexe-mexe 2 valued 2 on the place of its own rank and suit
+    (R4: "a 2 in its own rank position" is natural; R5: its value, 2, is kept)."""
+    return WildValue(rank_of_position(p), suit).stands_for(data.wilds[i].card)
 
 
 def _fixed_fits(data: TurnData, i: int, p: int, suit: str | None) -> bool:
@@ -450,11 +459,13 @@ def _build_run_naturals(
     suits: tuple[str | None, ...],
     runs: dict[RunKey, cp_model.IntVar],
     run_fill: dict[tuple[int, str], cp_model.LinearExprT],
+    run_fixed: dict[tuple[int, int, str | None], cp_model.IntVar],
     held: Sequence[cp_model.IntVar],
     wilds: list[cp_model.IntVar],
 ) -> RunNaturals:
-    """The windows of R4 for the pool's runs (``RunNaturals``), per suit; ``wilds``: the
-    counts of wilds on run places."""
+    """The windows of R4 for the pool's runs (``RunNaturals``), per suit; ``run_fixed``:
+    the table wilds on run places keeping their value; ``wilds``: the counts of wilds on
+    run places."""
     out: list[_SuitWindows] = []
     for suit in suits:
         shapes = [(a, b, run) for (a, b, s), run in runs.items() if s == suit]
@@ -464,6 +475,9 @@ def _build_run_naturals(
         for (p, s), fill in run_fill.items():
             if suit is None or s == suit:
                 naturals.setdefault(p, []).append(fill)
+        for (i, p, s2), placed in run_fixed.items():
+            if s2 == suit and plays_natural(data, i, p, suit):
+                naturals.setdefault(p, []).append(placed)
         # A kept linked run is all natural and stays as it was: it needs no natural
         # handed out, and the naturals it holds serve no other run.
         # (A linked run longer than a deck's pool's runs holds its own cards, ``pool_deck``.)
