@@ -569,7 +569,7 @@ def _counts(values: list[str]) -> tuple[int, dict[str, int]]:
         if "=" in value:
             name, count = value.split("=", 1)
             if name not in FAMILIES:
-                raise argparse.ArgumentTypeError(f"unknown family {name!r}")
+                raise ValueError(f"unknown family {name!r}")
             per_family[name] = int(count)
         else:
             default = int(value)
@@ -584,7 +584,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--families", default=",".join(FAMILIES), help="comma-separated")
     args = parser.parse_args(argv)
-    default, per_family = _counts(args.n)
+    try:
+        default, per_family = _counts(args.n)
+    except ValueError as exc:
+        parser.error(str(exc))
     chosen = [f for f in args.families.split(",") if f]
     unknown = [f for f in chosen if f not in FAMILIES]
     if unknown:
