@@ -26,7 +26,9 @@ suite's own references (``tests/reference``), its seeds offset by ``--base``:
 - ``mip``: per ruleset, ``--n`` mid/large wild-free positions against the integer program,
   and ``--n``/2 with table jokers within its bounds (carrossel, rummikub, vatikan);
 - ``rummikub``: ``--n`` positions with rack jokers, ``--n`` openings and ``--n``/5 with table
-  jokers against rummikub-solver.
+  jokers against rummikub-solver;
+- ``mexe-twos``: ``--n`` mexe-mexe positions made for one rule the random deals seldom reach
+  (``twos_spec``: a wild 2 standing for a 2, which R4 lets play natural in its own place).
 
 Documented differences are counted apart, not as disagreements: an unproved tie-break that
 changes more melds (``tie_break_short``, within the suite's MAX_TIE_BREAK_SHORT), suggestions
@@ -47,9 +49,18 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.carioca_positions import RandomPosition, layoff_position, opening_position
-from tests.reference.differential import MOVES_EVERY, Outcome, compare, compare_release_twin
-from tests.reference.positions import MANY_WILDS, REARRANGEMENT
+from solver.rummy.position import Turn
+from tests.carioca_positions import SUITS, RandomPosition, layoff_position, opening_position
+from tests.carioca_positions import code as card_code
+from tests.reference.differential import (
+    MOVES_EVERY,
+    SEVERAL_MOVES,
+    Outcome,
+    compare,
+    compare_position,
+    compare_release_twin,
+)
+from tests.reference.positions import MANY_WILDS, REARRANGEMENT, PositionSpec
 
 DEFAULT_BASE = 7_000_000
 DEFAULT_N = 20
@@ -148,6 +159,46 @@ def rearrangement(n: int, base: int) -> Iterator[Tally]:
             outcome = _safe_outcome(tally, job, compare_release_twin, repro)
             _outcome_into(tally, outcome, repro)
         yield _done(tally)
+
+
+def twos_spec(seed: int) -> PositionSpec:
+    """A mexe-mexe position of five players (two decks) whose table holds a group of 2s with a
+    wild 2 standing for a 2 (``2D=2``), maybe a run beside it, and 1-3 hand cards, mostly 2s
+    and low cards: where R4 lets a 2 in its own place be natural, so a run of 2s alone may
+    be a meld. The random deals above seldom hold one."""
+    rng = random.Random(seed)
+    naturals = rng.sample(SUITS, rng.choice((2, 3)))
+    group = [f"2{s}" for s in naturals] + [f"2{rng.choice(SUITS)}=2"]
+    rng.shuffle(group)
+    used = Counter(c.split("=")[0] for c in group)
+    table = [tuple(group)]
+    if rng.random() < 0.5:
+        suit, low = rng.choice(SUITS), rng.randint(3, 10)
+        run = tuple(card_code(rank, suit) for rank in range(low, low + 3))
+        table.append(run)
+        used.update(run)
+    hand: list[str] = []
+    wanted = rng.randint(1, 3)
+    while len(hand) < wanted:
+        card = card_code(rng.choice((2, 2, 1, 3, 4, 5, rng.randint(1, 13))), rng.choice(SUITS))
+        if used[card] < 2:  # two decks
+            used[card] += 1
+            hand.append(card)
+    return PositionSpec("mexe-mexe", 5, tuple(table), tuple(hand), Turn(cards_drawn=1))
+
+
+def compare_twos(seed: int) -> Outcome:
+    """``compare_position`` on ``twos_spec(seed)``, three moves asked on odd seeds."""
+    return compare_position(twos_spec(seed), seed, SEVERAL_MOVES if seed % 2 else 1)
+
+
+def mexe_twos(n: int, base: int) -> Iterator[Tally]:
+    """The brute-force comparison on ``twos_spec`` positions (three moves asked on odd seeds)."""
+    tally = _timed(Tally("mexe-twos (a wild 2 standing for a 2)"))
+    for seed in range(base + 10 * PART, base + 10 * PART + n):
+        repro = f"bench.heldout.compare_twos({seed})"
+        _outcome_into(tally, _safe_outcome(tally, seed, compare_twos, repro), repro)
+    yield _done(tally)
 
 
 # ------------------------------------------------------------------------------------------
@@ -396,6 +447,8 @@ def _suggest_problems(compared: Any) -> list[str]:
         problems.append("the suggestion is illegal")
     if not compared.same_wanted:
         problems.append("the proposal's hand cards are read differently")
+    if not compared.optimal:
+        problems.append("(the suggestion says: not proved nearest)")
     return problems
 
 
@@ -537,6 +590,7 @@ def rummikub(n: int, base: int) -> Iterator[Tally]:
 
 FAMILIES: dict[str, Family] = {
     "rearrangement": rearrangement,
+    "mexe-twos": mexe_twos,
     "carioca": carioca,
     "fishing-solve": fishing_solve,
     "fishing-referee": fishing_referee,

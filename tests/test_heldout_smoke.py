@@ -25,6 +25,7 @@ def test_every_family_runs_and_agrees(capsys: pytest.CaptureFixture[str]) -> Non
         "fishing-suggest karusele: 2 compared, 2 agree",
         "mip shangai: 1 compared, 1 agree",
         "rummikub opening: 2 compared, 2 agree",
+        "mexe-twos (a wild 2 standing for a 2): 2 compared, 2 agree",
     ):
         assert line in out, out
     assert "0 disagree; " in out.splitlines()[-1]
