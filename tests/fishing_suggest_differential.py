@@ -99,10 +99,11 @@ def check_found(sample: Sample, proposal: BProposal, found: SuggestedPlay) -> li
     return problems
 
 
-def compare(ruleset: str, count: int) -> Iterator[Result]:
-    """``count`` illegal proposals of ``ruleset``, each compared with the reference."""
+def compare(ruleset: str, count: int, seed_base: int | None = None) -> Iterator[Result]:
+    """``count`` illegal proposals of ``ruleset``, each compared with the reference, from
+    positions ``seed_base``, ``seed_base + 1``, ... (by default the game's ``SEED_BASE``)."""
     made: Counter[str] = Counter()
-    seed = SEED_BASE[ruleset]
+    seed = SEED_BASE[ruleset] if seed_base is None else seed_base
     while made.total() < count:
         sample = play_sample(seed, ruleset)
         rng = random.Random(seed)

@@ -252,9 +252,9 @@ def test_at_least_as_many_where_the_restriction_bites(rack_joker_runs: list[Comp
 # Random positions with table jokers: bounds that hold under R5
 
 
-def table_joker_specs() -> Iterator[PositionSpec]:
-    rng = random.Random(SEED + 1)
-    for i in range(N_TABLE_JOKERS):
+def table_joker_specs(seed: int = SEED, count: int = N_TABLE_JOKERS) -> Iterator[PositionSpec]:
+    rng = random.Random(seed + 1)
+    for i in range(count):
         on_table = rng.randint(1, 2)
         yield random_position(
             rng,
@@ -266,7 +266,7 @@ def table_joker_specs() -> Iterator[PositionSpec]:
             jokers_in_groups=False,  # a group joker stands for a rank, with no single twin
             players=4,
             turn=OPENED,
-            name=f"table-jokers-{SEED}-{i}",
+            name=f"table-jokers-{seed}-{i}",
         )
 
 

@@ -56,10 +56,10 @@ def _without_table_wilds(spec: PositionSpec) -> PositionSpec:
     return replace(spec, table=table, hand=hand)
 
 
-def mip_specs(ruleset_id: str) -> list[PositionSpec]:
-    rng = random.Random(f"{SEED}/{ruleset_id}")
+def mip_specs(ruleset_id: str, seed: int = SEED, count: int = PER_RULESET) -> list[PositionSpec]:
+    rng = random.Random(f"{seed}/{ruleset_id}")
     out = []
-    for i in range(PER_RULESET):
+    for i in range(count):
         # Mid and large tables; every fourth is a mid one for two players, which is one deck
         # in carrossel and mexe-mexe (a smaller table then leaves a hand to deal).
         two = i % 4 == 0
@@ -73,7 +73,7 @@ def mip_specs(ruleset_id: str) -> list[PositionSpec]:
             hand_jokers=rng.choice((0, 1, 2)),  # where the deck has jokers
             players=2 if two else 3,
             turn=_turn(ruleset_id, rng),
-            name=f"mip-{ruleset_id}-{SEED}-{i}",
+            name=f"mip-{ruleset_id}-{seed}-{i}",
         )
         out.append(_without_table_wilds(spec))
     return out
@@ -146,10 +146,12 @@ TABLE_JOKER_RULESETS = ("carrossel", "rummikub", "vatikan")
 PER_RULESET_TABLE_JOKERS = 12
 
 
-def table_joker_specs(ruleset_id: str) -> list[PositionSpec]:
-    rng = random.Random(f"{SEED}/table-jokers/{ruleset_id}")
+def table_joker_specs(
+    ruleset_id: str, seed: int = SEED, count: int = PER_RULESET_TABLE_JOKERS
+) -> list[PositionSpec]:
+    rng = random.Random(f"{seed}/table-jokers/{ruleset_id}")
     out = []
-    for i in range(PER_RULESET_TABLE_JOKERS):
+    for i in range(count):
         on_table = rng.randint(1, 2)
         out.append(
             random_position(
@@ -162,7 +164,7 @@ def table_joker_specs(ruleset_id: str) -> list[PositionSpec]:
                 hand_jokers=rng.randint(0, 2 - on_table),
                 jokers_in_groups=False,  # the lower bound lays them in runs only
                 turn=_turn(ruleset_id, rng),
-                name=f"mip-table-jokers-{ruleset_id}-{SEED}-{i}",
+                name=f"mip-table-jokers-{ruleset_id}-{seed}-{i}",
             )
         )
     return out
