@@ -80,6 +80,7 @@ class Tally:
     notes: Counter[str] = field(default_factory=Counter)  # coverage, not judged
     disagreements: list[str] = field(default_factory=list)
     cpu_seconds: float = 0.0
+    started: float = field(default_factory=time.process_time)  # CPU time when made
 
     def record(self, problems: Iterable[str], where: str) -> None:
         """One comparison: agreeing when ``problems`` is empty, else one line per problem."""
@@ -95,8 +96,7 @@ class Tally:
         try:
             return check(*args)
         except Exception as exc:  # any crash on a position is a finding
-            last = traceback.format_exception_only(type(exc), exc)[-1].strip()
-            return [f"raised {last}"]
+            return [_raised(exc)]
 
     def summary(self) -> str:
         known = ", ".join(f"{k}={v}" for k, v in sorted(self.known.items())) or "none"
@@ -107,6 +107,11 @@ class Tally:
             + (f"; covered: {notes}" if notes else "")
             + f"; {self.cpu_seconds:.1f} s CPU"
         )
+
+
+def _raised(exc: Exception) -> str:
+    """A crash as one problem line: its exception's last line."""
+    return "raised " + traceback.format_exception_only(type(exc), exc)[-1].strip()
 
 
 Family = Callable[[int, int], Iterator[Tally]]
@@ -132,27 +137,26 @@ def _safe_outcome(
     try:
         return run(job)
     except Exception as exc:  # any crash on a position is a finding
-        last = traceback.format_exception_only(type(exc), exc)[-1].strip()
-        tally.record([f"raised {last}"], repro)
+        tally.record([_raised(exc)], repro)
         return None
 
 
 def rearrangement(n: int, base: int) -> Iterator[Tally]:
     """The brute-force comparison of test_solver_vs_bruteforce.py, on held-out seeds."""
     for ruleset_id in REARRANGEMENT:
-        tally = _timed(Tally(f"rearrangement {ruleset_id}"))
+        tally = Tally(f"rearrangement {ruleset_id}")
         for seed in range(base, base + n):
             repro = f"python -m tests.reference.differential {ruleset_id}:{seed}"
             _outcome_into(tally, _safe_outcome(tally, (ruleset_id, seed), compare, repro), repro)
         yield _done(tally)
-    tally = _timed(Tally(f"rearrangement mexe-mexe up to {MANY_WILDS} 2s"))
+    tally = Tally(f"rearrangement mexe-mexe up to {MANY_WILDS} 2s")
     for seed in range(base + PART, base + PART + n // 4):
         many = ("mexe-mexe", seed, MANY_WILDS)
         repro = f"compare({many!r})"
         _outcome_into(tally, _safe_outcome(tally, many, compare, repro), repro)
     yield _done(tally)
     for ruleset_id in ("carrossel", "mexe-mexe", "vatikan", "rummikub"):
-        tally = _timed(Tally(f"rearrangement {ruleset_id} meld a release can leave"))
+        tally = Tally(f"rearrangement {ruleset_id} meld a release can leave")
         for seed in range(base + 2 * PART, base + 2 * PART + n // 4):
             job = (ruleset_id, seed)
             repro = f"compare_release_twin({job!r})"
@@ -194,7 +198,7 @@ def compare_twos(seed: int) -> Outcome:
 
 def mexe_twos(n: int, base: int) -> Iterator[Tally]:
     """The brute-force comparison on ``twos_spec`` positions (three moves asked on odd seeds)."""
-    tally = _timed(Tally("mexe-twos (a wild 2 standing for a 2)"))
+    tally = Tally("mexe-twos (a wild 2 standing for a 2)")
     for seed in range(base + 10 * PART, base + 10 * PART + n):
         repro = f"bench.heldout.compare_twos({seed})"
         _outcome_into(tally, _safe_outcome(tally, seed, compare_twos, repro), repro)
@@ -241,7 +245,7 @@ def _carioca_checks(rp: RandomPosition, several: bool, baseline: bool, tally: Ta
 def carioca(n: int, base: int) -> Iterator[Tally]:
     """test_c2_c5_carioca_solver_vs_bruteforce.py's comparison; one seed per position."""
     for deal in range(1, 8):
-        tally = _timed(Tally(f"carioca deal {deal}"))
+        tally = Tally(f"carioca deal {deal}")
         for i in range(n):
             seed = base + deal * PART + i
             opening = i % 5 < 3  # the suite's 60% before opening
@@ -298,7 +302,7 @@ def fishing_solve(n: int, base: int) -> Iterator[Tally]:
     """test_fishing_differential.py's SolvePlay ranking (F3-F7)."""
     from tests.reference.fishing_positions import play_sample
 
-    tally = _timed(Tally("fishing-solve"))
+    tally = Tally("fishing-solve")
     for seed in range(base, base + n):
         sample = play_sample(seed)
         tally.notes[sample.raw.ruleset] += 1
@@ -311,11 +315,10 @@ RANDOM_PLAYS = 25  # per position, as the suite
 
 
 def _fishing_referee_checks(seed: int, sample: Any, tally: Tally) -> list[str]:
-    from solver.fishing.plays import Action
     from solver.fishing.position import parse_position
     from solver.fishing.referee import judge
     from tests.reference.fishing_bruteforce import legal_plays
-    from tests.test_fishing_referee_differential import as_play, random_play, split_is_valid
+    from tests.test_fishing_referee_differential import as_play, random_play, reference_says_legal
 
     position = parse_position(sample.raw)
     legal = set(legal_plays(sample.table, sample.hand, sample.player))
@@ -327,10 +330,7 @@ def _fishing_referee_checks(seed: int, sample: Any, tally: Tally) -> list[str]:
     rng = random.Random(seed)
     for _ in range(RANDOM_PLAYS):
         reference, play = random_play(rng, sample.hand, len(sample.table))
-        expected = reference in legal
-        if play.action is Action.CAPTURE:
-            groups = [list(g) for g in play.groups]
-            expected = expected and split_is_valid(reference.card, groups, sample.table)
+        expected = reference_says_legal(reference, play, legal, sample.table)
         verdict = judge(position, play)
         tally.notes["random legal" if expected else "random illegal"] += 1
         if verdict.legal is not expected:
@@ -347,7 +347,7 @@ def fishing_referee(n: int, base: int) -> Iterator[Tally]:
     """test_fishing_referee_differential.py's verdicts (F1-F7), random plays seeded per position."""
     from tests.reference.fishing_positions import play_sample
 
-    tally = _timed(Tally("fishing-referee"))
+    tally = Tally("fishing-referee")
     for seed in range(base + PART, base + PART + n):
         sample = play_sample(seed)
         problems = tally.guarded(_fishing_referee_checks, seed, sample, tally)
@@ -376,21 +376,13 @@ def _endgame_sample(kind: str, seed: int) -> tuple[Any, str]:
 def _endgame_checks(sample: Any) -> list[str]:
     from solver.fishing.endgame import check_complete, solve_deal_end
     from solver.fishing.position import parse_position
-    from tests.reference.fishing_minimax import play_values
+    from tests.reference.fishing_minimax import sample_play_values
     from tests.test_fishing_differential import TOP, as_reference
 
     position = parse_position(sample.raw)
     check_complete(position)
     result = solve_deal_end(position, TOP, 60_000)
-    values = play_values(
-        sample.table,
-        sample.other_hands,
-        sample.piles,
-        sample.player,
-        sample.last_capturer,
-        sample.players,
-        sample.prize_suit,
-    )
+    values = sample_play_values(sample)
     problems = []
     if not result.optimal:
         problems.append("not proved optimal")
@@ -407,7 +399,7 @@ def _endgame_checks(sample: Any) -> list[str]:
 
 def fishing_endgame(n: int, base: int) -> Iterator[Tally]:
     """test_fishing_differential.py's deal-end search against minimax (F8, F9)."""
-    tally = _timed(Tally("fishing-endgame"))
+    tally = Tally("fishing-endgame")
     for i in range(n):
         seed = base + 2 * PART + i
         kind = ENDGAME_KINDS[i % len(ENDGAME_KINDS)]
@@ -427,7 +419,7 @@ def suggest(n: int, base: int) -> Iterator[Tally]:
     from tests.suggest_differential import compare as compare_suggestion
 
     for ruleset_id in REARRANGEMENT:
-        tally = _timed(Tally(f"suggest {ruleset_id}"))
+        tally = Tally(f"suggest {ruleset_id}")
         seed = base + 3 * PART
         for compared in _guarded_stream(tally, compare_suggestion(ruleset_id, n, seed)):
             if not compared.optimal and compared.agrees:
@@ -456,7 +448,7 @@ def carioca_suggest(n: int, base: int) -> Iterator[Tally]:
     """tests/carioca_suggest_differential.py (all seven contracts)."""
     from tests.carioca_suggest_differential import compare as compare_suggestion
 
-    tally = _timed(Tally("carioca-suggest"))
+    tally = Tally("carioca-suggest")
     for compared in _guarded_stream(tally, compare_suggestion(n, base + 4 * PART)):
         tally.notes[f"deal {compared.deal}"] += 1
         tally.record(_suggest_problems(compared), _one_line(compared.where))
@@ -468,7 +460,7 @@ def fishing_suggest(n: int, base: int) -> Iterator[Tally]:
     from tests.fishing_suggest_differential import compare as compare_suggestion
 
     for offset, game in enumerate(FISHING_GAMES):
-        tally = _timed(Tally(f"fishing-suggest {game}"))
+        tally = Tally(f"fishing-suggest {game}")
         seed = base + (5 + offset) * PART
         for result in _guarded_stream(tally, compare_suggestion(game, n, seed)):
             tally.notes[result.mistake] += 1
@@ -482,8 +474,7 @@ def _guarded_stream(tally: Tally, stream: Iterator[Any]) -> Iterator[Any]:
     try:
         yield from stream
     except Exception as exc:  # a crash is a finding
-        last = traceback.format_exception_only(type(exc), exc)[-1].strip()
-        tally.record([f"raised {last}"], "the stream after the last one compared")
+        tally.record([_raised(exc)], "the stream after the last one compared")
 
 
 def _one_line(text: str) -> str:
@@ -503,7 +494,7 @@ def mip(n: int, base: int) -> Iterator[Tally]:
 
     seed = base + 8 * PART
     for ruleset_id in REARRANGEMENT:
-        tally = _timed(Tally(f"mip {ruleset_id}"))
+        tally = Tally(f"mip {ruleset_id}")
         for spec in mip_specs(ruleset_id, seed, n):
 
             def equal(spec: Any = spec) -> list[str]:
@@ -513,7 +504,7 @@ def mip(n: int, base: int) -> Iterator[Tally]:
             tally.record(tally.guarded(equal), f"{_one_line(spec.describe())} [mip_specs]")
         yield _done(tally)
     for ruleset_id in TABLE_JOKER_RULESETS:
-        tally = _timed(Tally(f"mip {ruleset_id} table jokers"))
+        tally = Tally(f"mip {ruleset_id} table jokers")
         for spec in table_joker_specs(ruleset_id, seed, max(1, n // 2)):
 
             def bounded(spec: Any = spec) -> list[str]:
@@ -547,7 +538,7 @@ def rummikub(n: int, base: int) -> Iterator[Tally]:
     )
 
     seed = base + 9 * PART
-    tally = _timed(Tally("rummikub rack jokers"))
+    tally = Tally("rummikub rack jokers")
     for spec in rack_specs(seed, n, OPENED, "rack-jokers", 1, (0, 0, 1, 2)):
 
         def rack(spec: Any = spec) -> list[str]:
@@ -559,7 +550,7 @@ def rummikub(n: int, base: int) -> Iterator[Tally]:
 
         tally.record(tally.guarded(rack), f"{spec.name} [rack_specs({seed})]")
     yield _done(tally)
-    tally = _timed(Tally("rummikub opening"))
+    tally = Tally("rummikub opening")
     for spec in rack_specs(seed + 2, n, NOT_OPENED, "opening", 3, (0, 1, 2)):
 
         def opening(spec: Any = spec) -> list[str]:
@@ -570,7 +561,7 @@ def rummikub(n: int, base: int) -> Iterator[Tally]:
 
         tally.record(tally.guarded(opening), f"{_one_line(spec.describe())}")
     yield _done(tally)
-    tally = _timed(Tally("rummikub table jokers"))
+    tally = Tally("rummikub table jokers")
     for spec in table_joker_specs(seed + 4, max(1, n // 5)):
 
         def bounds(spec: Any = spec) -> list[str]:
@@ -602,16 +593,9 @@ FAMILIES: dict[str, Family] = {
     "rummikub": rummikub,
 }
 
-_started: dict[int, float] = {}
-
-
-def _timed(tally: Tally) -> Tally:
-    _started[id(tally)] = time.process_time()
-    return tally
-
 
 def _done(tally: Tally) -> Tally:
-    tally.cpu_seconds = time.process_time() - _started.pop(id(tally), time.process_time())
+    tally.cpu_seconds = time.process_time() - tally.started
     return tally
 
 

@@ -21,7 +21,7 @@ from solver.fishing.position import RawItem, RawPosition, parse_position
 from solver.fishing.referee import judge
 from tests.fishing_vectors import Case, params
 from tests.reference.fishing_bruteforce import BItem, BPlay
-from tests.reference.fishing_minimax import play_values
+from tests.reference.fishing_minimax import play_values, sample_play_values
 from tests.reference.fishing_positions import PRIZE_SUIT, Sample, endgame_sample
 
 TIMEOUT = 20
@@ -116,15 +116,7 @@ def test_deal_end_over_grpc_agrees_with_minimax(fishing_stub: Any, players: int,
     sample = endgame_sample(seed, players)
     answer = deal_end(fishing_stub, sample_position(sample))
     assert answer.optimal and answer.deal_end
-    values = play_values(
-        sample.table,
-        sample.other_hands,
-        sample.piles,
-        sample.player,
-        sample.last_capturer,
-        players,
-        sample.prize_suit,
-    )
+    values = sample_play_values(sample)
     assert answer.plays[0].final_margin == max(values.values())
     for solved in answer.plays:
         assert values[reference_play(solved.play, len(sample.table))] == solved.final_margin

@@ -19,7 +19,7 @@ from solver.fishing.plays import Action, Play
 from solver.fishing.position import parse_position
 from solver.fishing.search import solve_plays
 from tests.reference.fishing_bruteforce import BPlay, best_keys, legal_plays
-from tests.reference.fishing_minimax import play_values
+from tests.reference.fishing_minimax import play_values, sample_play_values
 from tests.reference.fishing_positions import (
     Sample,
     endgame_sample,
@@ -75,15 +75,7 @@ def test_f8_f9_deal_end_equals_minimax(players: int, chunk: int) -> None:
         check_complete(position)
         result = solve_deal_end(position, TOP, 30_000)
         assert result.optimal
-        values = play_values(
-            sample.table,
-            sample.other_hands,
-            sample.piles,
-            sample.player,
-            sample.last_capturer,
-            players,
-            sample.prize_suit,
-        )
+        values = sample_play_values(sample)
         assert result.plays[0].value == max(values.values()), f"seed {seed}"
         for found in result.plays:
             reference = as_reference(found.solved.play, len(sample.table))

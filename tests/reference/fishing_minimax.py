@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tests.reference.fishing_bruteforce import BItem, BPlay, legal_plays, points
+from tests.reference.fishing_positions import Sample
 
 
 def side_of(player: int, players: int) -> int:
@@ -113,3 +114,16 @@ def play_values(
         )
         for play in legal_plays(table, hands_[mover], mover)
     }
+
+
+def sample_play_values(sample: Sample) -> dict[BPlay, int]:
+    """``play_values`` of a sampled last round: its mover's every legal play, minimax valued."""
+    return play_values(
+        sample.table,
+        sample.other_hands,
+        sample.piles,
+        sample.player,
+        sample.last_capturer,
+        sample.players,
+        sample.prize_suit,
+    )
