@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import grpc
 import pytest
 
 from carrossel.v1 import rummy_pb2
 from solver.core.cards import TableCard
 from solver.rearrangement.search import Objective, solve_move, validate_move
 from solver.rummy.position import Position, Turn, parse_move, parse_position
+from tests.ops_helpers import error_of, field_violations
 
 
 def mexe(table: list[str], hand: str, players: int = 5) -> Position:
@@ -107,3 +109,18 @@ def test_r4_solve_move_through_grpc_finds_the_run_of_2s(rummy_stub: Any) -> None
     assert answer.moves[0].went_out
     cards = [code for meld in answer.moves[0].move.table for code in meld.cards]
     assert "2D" in cards and "2D=2D" not in cards
+
+
+def test_r4_a_wild_2_written_with_no_rank_is_invalid_argument(rummy_stub: Any) -> None:
+    request = rummy_pb2.SolveMoveRequest(
+        position=rummy_pb2.RummyPosition(
+            ruleset="mexe-mexe",
+            players=5,
+            table=[rummy_pb2.Meld(cards=["2H", "2D=", "2S", "2C"])],
+            hand=["2D"],
+            turn=rummy_pb2.Turn(cards_drawn=1),
+        )
+    )
+    error = error_of(rummy_stub.SolveMove, request, timeout=30)
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert "position.table[0].cards[1]" in field_violations(error)
