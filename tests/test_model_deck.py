@@ -12,9 +12,17 @@ import pytest
 
 from bench.positions import bench_positions
 from solver.core.cards import JOKER_CARD
+from solver.rearrangement import search
 from solver.rearrangement.model import TurnModel, deck, structural_vars, turn_options
 from solver.rearrangement.search import Objective, solve_move
 from solver.rummy.position import Position, Turn, parse_position
+
+
+@pytest.fixture(autouse=True)
+def _turn_model_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests are of the turn model's copy: the deck's melds (``model.deck_melds``,
+    tests/test_deck_melds.py) would answer their single moves first."""
+    monkeypatch.setattr(search, "DECK_MELDS", False)
 
 
 def _model(position: Position, copy_deck: bool = True) -> TurnModel:

@@ -15,10 +15,18 @@ from __future__ import annotations
 import pytest
 
 from solver.core.cards import WildValue
+from solver.rearrangement import search
 from solver.rearrangement.model import TurnModel, turn_options
 from solver.rearrangement.model import data as model_data
 from solver.rearrangement.search import Objective, SolveResult, solve_move
 from solver.rummy.position import Position, Turn, parse_position
+
+
+@pytest.fixture(autouse=True)
+def _turn_model_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stand-in is the turn model's: the deck's melds (``model.deck_melds``) would
+    answer rummikub's single moves first."""
+    monkeypatch.setattr(search, "DECK_MELDS", False)
 
 
 def _model(position: Position) -> TurnModel:

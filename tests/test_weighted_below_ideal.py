@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from solver.rearrangement import tries
+from solver.rearrangement import search, tries
 from solver.rearrangement.search import SolveResult, solve_move
 from solver.rummy.position import Turn, parse_position
 
@@ -64,6 +64,7 @@ def test_rummikub_does_not_run_its_weighted_solve_again_below_the_ideal(
         return False, None
 
     monkeypatch.setattr(tries, "_solve_weighted", unsettled)
+    monkeypatch.setattr(search, "DECK_MELDS", False)  # the turn model's tries, not the deck's melds
     position = parse_position(
         "rummikub", 2, [["9C", "9D", "9S"]], ["4H", "5H", "6H", "KC"], Turn(has_opened=True)
     )

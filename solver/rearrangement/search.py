@@ -23,7 +23,7 @@ from solver.core.violations import Violation, ViolationCode
 from solver.rearrangement import tries
 from solver.rearrangement.budget import Budget
 from solver.rearrangement.identity import TableKey, forbid, table_key
-from solver.rearrangement.model import NO_ADD, ModelOptions, TurnModel, turn_options
+from solver.rearrangement.model import NO_ADD, ModelOptions, TurnModel, deck_melds, turn_options
 from solver.rearrangement.rebuild import rebuild_move
 from solver.rearrangement.referee import Verdict, judge_move
 from solver.rearrangement.trades import lay_again
@@ -70,6 +70,10 @@ RUN_FLOW = True
 # searches were slower with them; rummikub's copy the deck's model (bench/HISTORY.md, "a
 # flag per rank's groups").
 GROUP_FLAGS: tuple[str, ...] = ("carrossel", "vatikan", "shangai", "manipulation")
+# Rummikub's single best move searched on the model of the deck's melds (model/deck_melds.py):
+# the same answers, CP-SAT's part about a third shorter (bench/HISTORY.md). False: the turn
+# model answers every request (the tests compare the two).
+DECK_MELDS = True
 
 
 class SolverError(RuntimeError):
@@ -253,6 +257,10 @@ def solve_move(
     budget = Budget(time_limit_ms)
     if not position.hand or not play_allowed(position):
         return SolveResult((), True, SolveStats(status="NO_PLAY_ALLOWED"))
+    if max_moves == 1 and DECK_MELDS and deck_melds.applies(position):
+        answer = _solve_deck_melds(position, objective, budget)
+        if answer is not None:
+            return _result(answer, started, budget)
     tm, oracle = _turn_model(position, budget)
     moves: list[SolvedMove] = []
     seen: set[TableKey] = set()
@@ -310,6 +318,58 @@ def solve_move(
         time_limited=budget.time_limited,
     )
     return SolveResult(tuple(moves), optimal, stats)
+
+
+_MEASURES = {
+    Objective.MOST_CARDS: deck_melds.Measure.CARDS,
+    Objective.FEWEST_POINTS: deck_melds.Measure.POINTS,
+    Objective.GO_OUT: deck_melds.Measure.GO_OUT,
+}
+
+
+def _solve_deck_melds(
+    position: Position, objective: Objective, budget: Budget
+) -> tuple[SolvedMove, float] | tuple[None, None] | None:
+    """The best move on the model of the deck's melds (``model.deck_melds``), with its
+    primary objective's value; (None, None) where no hand card can be played; None where
+    the solve stopped unproved (the turn model then answers, in the time left)."""
+    choice = deck_melds.build(position, _MEASURES[objective])
+    solver = budget.solver(share=0.5, work=tries.WEIGHTED_DTIME, lean=True)
+    status = solver.solve(choice.model)
+    if status != cp_model.OPTIMAL:
+        budget.record(solver, status, primary=False)
+        return None
+    budget.record(solver, status, primary=True)
+    budget.settle_tie_break(True)
+    chosen = deck_melds.read(position, choice, list(solver.response_proto.solution))
+    if chosen.move is None:
+        return None, None
+    solved = _checked(position, chosen.move)
+    if objective is Objective.FEWEST_POINTS:
+        value = solved.verdict.hand_points_after
+    elif objective is Objective.GO_OUT:
+        value = solved.verdict.went_out * (choice.hand_size + 1) + solved.cards_played
+    else:
+        value = solved.cards_played
+    return solved, float(value)
+
+
+def _result(
+    answer: tuple[SolvedMove, float] | tuple[None, None], started: float, budget: Budget
+) -> SolveResult:
+    solved, value = answer
+    moves = (solved,) if solved is not None else ()
+    stats = SolveStats(
+        wall_time_ms=(time.monotonic() - started) * 1000.0,
+        status=_status(bool(moves), True),
+        objective_value=value or 0.0,
+        conflicts=budget.conflicts,
+        branches=budget.branches,
+        solves=budget.solves,
+        tie_break_proved=True,
+        time_limited=budget.time_limited,
+    )
+    return SolveResult(moves, True, stats)
 
 
 def _status(found: bool, proved: bool) -> str:

@@ -1,0 +1,208 @@
+"""Rummikub's best move searched as a choice among the deck's melds (``model.deck_melds``).
+
+The second model must answer exactly as the turn model (``turn.build_turn``) on the same
+questions: the same best value for each objective, the same fewest melds changed (SPEC §4's
+tie-break), proved alike, and every move legal (``validate_move`` re-checks each). The rulings
+it writes down as a count of short melds are checked on their own: R2 (a run of 6 or more is
+shown whole, not as the runs of 3-5 the model counts), R3 (a joker in a group stands for a
+missing suit, so its value has no suit), R4 (a meld of three places may hold two jokers, one
+natural card), R6 (every table card stays; a kept meld of any length stays as it was).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bench.positions import bench_positions
+from carrossel.v1 import rummy_pb2
+from solver.core.cards import JOKER_CARD
+from solver.rearrangement import search, tries
+from solver.rearrangement.model import deck_melds
+from solver.rearrangement.search import Objective, SolveResult, solve_move, validate_move
+from solver.rummy.position import Position, Turn, parse_position
+
+OBJECTIVES = (Objective.MOST_CARDS, Objective.FEWEST_POINTS, Objective.GO_OUT)
+
+
+def rummikub(table: list[str], hand: str, opened: bool = True) -> Position:
+    return parse_position(
+        "rummikub", 2, [m.split() for m in table], hand.split(), Turn(has_opened=opened)
+    )
+
+
+def _solve(position: Position, objective: Objective, melds: bool) -> SolveResult:
+    saved = search.DECK_MELDS
+    search.DECK_MELDS = melds
+    try:
+        return solve_move(position, objective)
+    finally:
+        search.DECK_MELDS = saved
+
+
+def _answer(result: SolveResult, objective: Objective) -> tuple[object, ...]:
+    """What both models must agree on: the primary value, the tie-break, the proof."""
+    best = result.moves[0] if result.moves else None
+    primary: object = None
+    if best is not None:
+        primary = {
+            Objective.MOST_CARDS: best.cards_played,
+            Objective.FEWEST_POINTS: best.verdict.hand_points_after,
+            Objective.GO_OUT: (best.verdict.went_out, best.cards_played),
+        }[objective]
+    changed = best.melds_changed if best is not None else None
+    stats = result.stats
+    return (result.optimal, stats.status, stats.objective_value, primary, changed)
+
+
+def _positions() -> list[Position]:
+    return [
+        spec.position()
+        for size in ("small", "mid", "large")
+        for seed in (23, 24)
+        for spec in bench_positions("rummikub", size, 10, seed)
+    ]
+
+
+@pytest.mark.parametrize("objective", OBJECTIVES, ids=lambda o: o.name)
+def test_the_same_answers_as_the_turn_model(objective: Objective) -> None:
+    positions = _positions()
+    assert all(deck_melds.applies(p) for p in positions)
+    assert {p.hand.count(JOKER_CARD) for p in positions} == {0, 1, 2}
+    for position in positions:
+        ours = _solve(position, objective, melds=True)
+        theirs = _solve(position, objective, melds=False)
+        assert _answer(ours, objective) == _answer(theirs, objective), position
+        assert ours.stats.tie_break_proved
+        for solved in ours.moves:
+            assert validate_move(position, solved.move).legal
+
+
+def test_no_play_is_no_move_proved() -> None:
+    result = solve_move(rummikub(["5C 6C 7C"], "KD 2S"))
+    assert result.moves == () and result.optimal
+    assert result.stats.status == "NO_LEGAL_PLAY"
+    assert result.stats.objective_value == 0.0
+
+
+def test_r4_two_jokers_and_one_natural_card_make_a_meld() -> None:
+    result = solve_move(rummikub([], "5H JK JK"), Objective.GO_OUT)
+    best = result.moves[0]
+    assert result.optimal and best.verdict.went_out and best.cards_played == 3
+    (meld,) = best.move.table
+    assert sum(tc.card == JOKER_CARD for tc in meld) == 2
+
+
+def test_r3_a_joker_in_a_group_stands_for_a_missing_suit() -> None:
+    result = solve_move(rummikub([], "9C 9D JK KS"))
+    (meld,) = result.moves[0].move.table
+    assert sorted(tc.code for tc in meld) == ["9C", "9D", "JK=9"]
+    assert result.moves[0].cards_played == 3
+
+
+def test_r4_a_joker_in_a_run_carries_its_suit() -> None:
+    result = solve_move(rummikub([], "9C JK JC KS"))
+    (meld,) = result.moves[0].move.table
+    assert [tc.code for tc in meld] == ["9C", "JK=10C", "JC"]
+
+
+def test_r2_a_long_new_run_is_shown_whole() -> None:
+    result = solve_move(rummikub([], "AH 2H 3H 4H 5H 6H 7H 8H"), Objective.GO_OUT)
+    assert [[tc.code for tc in meld] for meld in result.moves[0].move.table] == [
+        ["AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H"]
+    ]
+
+
+def test_r6_a_kept_run_longer_than_five_stays_as_it_was() -> None:
+    table = ["AC 2C 3C 4C 5C 6C 7C 8C 9C", "JD QD KD"]
+    result = solve_move(rummikub(table, "5H 6H 7H"))
+    best = result.moves[0]
+    assert best.cards_played == 3 and best.melds_changed == 0
+    assert [tc.code for tc in best.move.table[0]] == table[0].split()
+
+
+def test_r6_table_cards_all_stay_while_the_hand_extends_and_splits() -> None:
+    # 10C extends the run (one meld changed); 4H 5H have no third card to go with.
+    result = solve_move(rummikub(["4C 5C 6C 7C 8C 9C", "JH QH KH"], "10C 4H 5H"))
+    best = result.moves[0]
+    assert best.cards_played == 1 and best.melds_changed == 1
+    codes = sorted(tc.code for meld in best.move.table for tc in meld)
+    assert codes == sorted(["4C", "5C", "6C", "7C", "8C", "9C", "10C", "JH", "QH", "KH"])
+
+
+def test_the_deck_model_is_never_written_by_a_position() -> None:
+    positions = _positions()[:6]
+    measure = deck_melds.Measure.CARDS
+    built = deck_melds.deck_melds(positions[0], measure)
+    before = str(built.model.proto)
+    for position in positions:
+        if position.hand.count(JOKER_CARD) == positions[0].hand.count(JOKER_CARD):
+            solve_move(position, Objective.MOST_CARDS)
+    assert str(built.model.proto) == before
+
+
+@pytest.mark.parametrize(
+    ("table", "hand", "opened"),
+    [
+        (["7C JK=8C 9C"], "5H 6H 7H", True),  # a table joker keeps its value (R5)
+        (["7C 8C 9C"], "10H JH QH", False),  # before the opening: 30 from the rack (R8)
+    ],
+    ids=["table-joker", "opening"],
+)
+def test_the_turn_model_answers_where_the_deck_melds_do_not_apply(
+    table: list[str], hand: str, opened: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    position = rummikub(table, hand, opened)
+    assert not deck_melds.applies(position)
+    monkeypatch.setattr(deck_melds, "build", _never)
+    result = solve_move(position)
+    assert result.optimal and result.moves
+
+
+def test_several_moves_come_from_the_turn_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(deck_melds, "build", _never)
+    result = solve_move(rummikub(["7C 8C 9C"], "10C 6C 5H 6H 7H"), max_moves=3)
+    assert len(result.moves) == 3 and result.optimal
+
+
+def test_an_unproved_choice_leaves_the_answer_to_the_turn_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built: list[bool] = []
+    build = deck_melds.build
+
+    def counted(position: Position, measure: deck_melds.Measure) -> deck_melds.MeldChoice:
+        built.append(True)
+        return build(position, measure)
+
+    monkeypatch.setattr(deck_melds, "build", counted)
+    monkeypatch.setattr(tries, "WEIGHTED_DTIME", 1e-9)  # no solve proves anything in it
+    result = solve_move(rummikub(["7C 8C 9C", "KC KD KH"], "10C JC 6C KS JK"))
+    assert built == [True]
+    assert result.optimal and result.moves[0].cards_played == 5
+    assert result.stats.solves > 1
+
+
+def _never(*args: object) -> None:
+    raise AssertionError("the deck's melds were not to be used here")
+
+
+def test_solve_move_through_grpc_with_two_rack_jokers(rummy_stub: Any) -> None:
+    request = rummy_pb2.SolveMoveRequest(
+        position=rummy_pb2.RummyPosition(
+            ruleset="rummikub",
+            players=2,
+            table=[rummy_pb2.Meld(cards=["4S", "5S", "6S", "7S"])],
+            hand=["JK", "JK", "9D", "KC"],
+            turn=rummy_pb2.Turn(has_opened=True),
+        ),
+        objective=rummy_pb2.OBJECTIVE_MOST_CARDS,
+    )
+    answer = rummy_stub.SolveMove(request, timeout=30)
+    assert answer.optimal and answer.stats.status == "OPTIMAL"
+    best = answer.moves[0]
+    # Both jokers and one natural card: three cards, the table's run untouched.
+    assert sorted(best.played) == ["JK", "JK", "KC"] or sorted(best.played) == ["9D", "JK", "JK"]
+    assert best.melds_changed == 0
+    assert ["4S", "5S", "6S", "7S"] in [list(m.cards) for m in best.move.table]
