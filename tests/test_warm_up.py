@@ -16,7 +16,7 @@ from bench.over_grpc import free_port, wait_serving
 from bench.suggest_bench import judged_proposals
 from solver.core.rulesets import RULESETS
 from solver.rearrangement import warm
-from solver.rearrangement.model import deck, pool_deck
+from solver.rearrangement.model import deck, deck_melds, pool_deck
 from solver.rearrangement.search import Objective, solve_move
 from solver.rearrangement.suggest import suggest_move
 from solver.rummy.position import Turn, parse_position
@@ -30,9 +30,11 @@ def _no_build(*args: Any) -> Any:
 def warmed(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fresh caches, warmed, then any further build fails the test."""
     monkeypatch.setattr(deck, "_DECK_MODELS", {})
+    monkeypatch.setattr(deck_melds, "_MODELS", {})
     monkeypatch.setattr(pool_deck, "_DECK_POOLS", {})
     assert warm.warm_up(RULESETS.values()) > 0
     monkeypatch.setattr(deck, "_build_deck_model", _no_build)
+    monkeypatch.setattr(deck_melds, "_build", _no_build)
     monkeypatch.setattr(pool_deck, "_build_deck_pool", _no_build)
 
 
@@ -45,8 +47,10 @@ def test_rummikub_solves_build_nothing_after_the_warm_up(
     table = [["3H", "4H", "5H"], ["7S", "7C", "7D"]]
     position = parse_position("rummikub", players, table, hand, Turn(has_opened=True))
     assert deck.from_deck(_data(position)) is not None  # the copy applies here
-    result = solve_move(position, Objective.MOST_CARDS)
-    assert result.moves
+    assert deck_melds.applies(position)  # and so do the deck's melds
+    for objective in Objective:
+        assert solve_move(position, objective).moves  # the deck's melds
+    assert solve_move(position, Objective.MOST_CARDS, 2).moves  # the turn model's copy
 
 
 def test_mexe_mexe_suggestions_build_nothing_after_the_warm_up(
@@ -67,13 +71,19 @@ def test_mexe_mexe_suggestions_build_nothing_after_the_warm_up(
 
 def test_a_fresh_warm_up_builds_each_deck_model_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(deck, "_DECK_MODELS", {})
+    monkeypatch.setattr(deck_melds, "_MODELS", {})
     monkeypatch.setattr(pool_deck, "_DECK_POOLS", {})
     warm.warm_up(RULESETS.values())
     models, pools = dict(deck._DECK_MODELS), dict(pool_deck._DECK_POOLS)
     assert {key[2] for key in models} == {0, 1, 2}  # Rummikub's rack jokers
+    melds = dict(deck_melds._MODELS)
+    assert {key[2:] for key in melds} == {
+        (jokers, measure) for jokers in (0, 1, 2) for measure in deck_melds.Measure
+    }
     assert len(pools) == len(RULESETS["mexe-mexe"].decks)
     warm.warm_up(RULESETS.values())
     assert all(deck._DECK_MODELS[k] is v for k, v in models.items())
+    assert all(deck_melds._MODELS[k] is v for k, v in melds.items())
     assert all(pool_deck._DECK_POOLS[k] is v for k, v in pools.items())
 
 

@@ -1,8 +1,9 @@
 """What a process builds once, built before its first call rather than during it.
 
 The searches build the deck's models lazily: Rummikub's turn model of the whole deck, one
-per number of rack jokers (``model/deck.py``, 45-110 ms each), and mexe-mexe's pool of the
-whole deck for its suggestions (``model/pool_deck.py``). Without a warm-up, the first calls
+per number of rack jokers (``model/deck.py``, 45-110 ms each), its model of the deck's melds,
+one per number of rack jokers and objective (``model/deck_melds.py``), and mexe-mexe's pool
+of the whole deck for its suggestions (``model/pool_deck.py``). Without a warm-up, the first calls
 of a fresh server pay for them: its first Rummikub SolveMove calls took 56-61 ms where the
 same positions took 5-6 ms once built. ``carrossel serve`` calls ``warm_up`` before it
 listens, so no call waits for them.
@@ -14,6 +15,7 @@ from collections.abc import Iterable
 
 from solver.core.cards import JOKER_CARD, Card
 from solver.core.rulesets import Family, Ruleset
+from solver.rearrangement.model import deck_melds
 from solver.rearrangement.model.data import ModelOptions, collect_data
 from solver.rearrangement.model.deck import DECK_RULESETS, from_deck
 from solver.rearrangement.model.pool_deck import POOL_DECK_RULESETS, pool_from_deck
@@ -39,6 +41,7 @@ def warm_up(rulesets: Iterable[Ruleset]) -> int:
                 for jokers in range(cards[JOKER_CARD] + 1):
                     hand = (*naturals[:1], *[JOKER_CARD] * jokers)
                     built += _build(rs, players, hand, ModelOptions(max_new_melds=None), pool=False)
+                    built += _build_deck_melds(rs, players, hand)
                 # One solve: CP-SAT's first in the process, the referee's and the rebuild's
                 # first use cost a first call 2-3 ms more.
                 solve_move(Position(rs, players, (), hand, Turn(has_opened=True)))
@@ -51,6 +54,17 @@ def warm_up(rulesets: Iterable[Ruleset]) -> int:
                 )
                 built += _build(rs, players, hand, options, pool=True)
     return built
+
+
+def _build_deck_melds(rs: Ruleset, players: int, hand: tuple[Card, ...]) -> int:
+    """Build the single best move's models of the deck's melds, one per objective
+    (``deck_melds.deck_melds``), where they apply; how many were built."""
+    position = Position(rs, players, (), hand, Turn(has_opened=True))
+    if rs.id not in deck_melds.DECK_MELD_RULESETS or not deck_melds.applies(position):
+        return 0
+    for measure in deck_melds.Measure:
+        deck_melds.deck_melds(position, measure)
+    return len(deck_melds.Measure)
 
 
 def _build(

@@ -16,7 +16,8 @@ table card stays on the table; R4: a joker stands for one card of its meld). A m
 places holds at least one natural card wherever at most two jokers are in play (R4).
 
 The objective weighs one unit of the primary (cards played, points played, going out) above
-every meld kept, as ``tries.solve_weighted`` does: the same question, answered in one solve.
+every meld kept, as the turn model's weighted solve does (``tries._solve_weighted``): both
+questions answered in one solve.
 On the bench's Rummikub positions CP-SAT proves it in about two thirds of the time it takes
 on the pool and flow model (``turn.build_turn``), and the model is built once per rack's
 jokers and objective, so a position writes only its numbers (bench/HISTORY.md, "Rummikub as
@@ -36,7 +37,7 @@ from enum import Enum
 from ortools.sat.python import cp_model
 
 from solver.core.cards import JOKER_CARD, Card, TableCard, WildValue
-from solver.core.rulesets import AceRule, Ruleset, SuitRule
+from solver.core.rulesets import AceRule, DeckSpec, Ruleset, SuitRule
 from solver.rearrangement.model.cp import FastCpModel, thread_scratch
 from solver.rummy.position import Meld, Move, Position
 
@@ -129,7 +130,7 @@ class DeckMelds:
     went_out_term: int | None  # GO_OUT: the flag's place in the objective
 
 
-_MODELS: dict[tuple[str, int, int, Measure], DeckMelds] = {}
+_MODELS: dict[tuple[str, DeckSpec | None, int, Measure], DeckMelds] = {}
 _BUILDING = threading.Lock()
 
 
@@ -137,7 +138,7 @@ def deck_melds(position: Position, measure: Measure) -> DeckMelds:
     """The deck's model for this ruleset, rack's jokers and measure, built once."""
     rs = position.ruleset
     jokers = position.hand.count(JOKER_CARD)
-    key = (rs.id, position.players, jokers, measure)
+    key = (rs.id, rs.deck_spec(position.players), jokers, measure)
     built = _MODELS.get(key)
     if built is None:
         with _BUILDING:
@@ -169,19 +170,24 @@ def _build(rs: Ruleset, players: int, jokers: int, measure: Measure) -> DeckMeld
         rows[card] = len(model.proto.constraints)
         # The table's copies of the card (0 here) are the row's right-hand side.
         model.add(cp_model.LinearExpr.sum(places[card]) - cp_model.LinearExpr.sum(out) == 0)
+    jokers_played = None
     if jokers:
-        model.add(cp_model.LinearExpr.sum(list(joker_vars.values())) <= jokers)
+        # The jokers played as one count in the objective, not each place they fill: CP-SAT
+        # proves the median position about a seventh sooner (bench/HISTORY.md).
+        jokers_played = model.new_int_var(0, jokers, "")
+        model.add(cp_model.LinearExpr.sum(list(joker_vars.values())) == jokers_played)
     # One unit of the primary outweighs every meld kept: a table holds fewer melds than
     # the deck has cards for, and no keep flag is worth as much as one unit.
     weight = sum(deck.values()) // min(rules.min_sequence, rules.group_min) + 1
     terms = [(v, -weight * _value(rs, card, measure)) for card, v in hand_vars.items()]
-    terms += [(v, -weight * _value(rs, JOKER_CARD, measure)) for v in joker_vars.values()]
+    if jokers_played is not None:
+        terms.append((jokers_played, -weight * _value(rs, JOKER_CARD, measure)))
     went_out = went_out_row = None
     if measure is Measure.GO_OUT:
         flag = model.new_bool_var("")
         went_out = flag.index
         went_out_row = len(model.proto.constraints)
-        played = [*hand_vars.values(), *joker_vars.values()]
+        played = [*hand_vars.values(), *([] if jokers_played is None else [jokers_played])]
         # The hand's size (0 here) is the row's lower bound.
         model.add(cp_model.LinearExpr.sum(played) >= 0).only_enforce_if(flag)
         terms.append((flag, 0))  # weighs one more than a whole hand: written per position
