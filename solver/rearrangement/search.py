@@ -258,9 +258,9 @@ def solve_move(
     if not position.hand or not play_allowed(position):
         return SolveResult((), True, SolveStats(status="NO_PLAY_ALLOWED"))
     if max_moves == 1 and DECK_MELDS and deck_melds.applies(position):
-        answer = _solve_deck_melds(position, objective, budget)
+        answer = _solve_deck_melds(position, objective, budget, started)
         if answer is not None:
-            return _result(answer, started, budget)
+            return answer
     tm, oracle = _turn_model(position, budget)
     moves: list[SolvedMove] = []
     seen: set[TableKey] = set()
@@ -328,11 +328,10 @@ _MEASURES = {
 
 
 def _solve_deck_melds(
-    position: Position, objective: Objective, budget: Budget
-) -> tuple[SolvedMove, float] | tuple[None, None] | None:
-    """The best move on the model of the deck's melds (``model.deck_melds``), with its
-    primary objective's value; (None, None) where no hand card can be played; None where
-    the solve stopped unproved (the turn model then answers, in the time left)."""
+    position: Position, objective: Objective, budget: Budget, started: float
+) -> SolveResult | None:
+    """The best move on the model of the deck's melds (``model.deck_melds``), proved; None
+    where the solve stopped unproved (the turn model then answers, in the time left)."""
     choice = deck_melds.build(position, _MEASURES[objective])
     solver = budget.solver(share=0.5, work=tries.WEIGHTED_DTIME, lean=True)
     status = solver.solve(choice.model)
@@ -340,29 +339,12 @@ def _solve_deck_melds(
         budget.record(solver, status, primary=False)
         return None
     budget.record(solver, status, primary=True)
-    budget.settle_tie_break(True)
-    chosen = deck_melds.read(position, choice, list(solver.response_proto.solution))
-    if chosen.move is None:
-        return None, None
-    solved = _checked(position, chosen.move)
-    if objective is Objective.FEWEST_POINTS:
-        value = solved.verdict.hand_points_after
-    elif objective is Objective.GO_OUT:
-        value = solved.verdict.went_out * (choice.hand_size + 1) + solved.cards_played
-    else:
-        value = solved.cards_played
-    return solved, float(value)
-
-
-def _result(
-    answer: tuple[SolvedMove, float] | tuple[None, None], started: float, budget: Budget
-) -> SolveResult:
-    solved, value = answer
-    moves = (solved,) if solved is not None else ()
+    move = deck_melds.read(position, choice, list(solver.response_proto.solution))
+    moves = (_checked(position, move),) if move is not None else ()
     stats = SolveStats(
         wall_time_ms=(time.monotonic() - started) * 1000.0,
         status=_status(bool(moves), True),
-        objective_value=value or 0.0,
+        objective_value=_primary_value(position, moves[0].verdict, objective) if moves else 0.0,
         conflicts=budget.conflicts,
         branches=budget.branches,
         solves=budget.solves,
@@ -370,6 +352,16 @@ def _result(
         time_limited=budget.time_limited,
     )
     return SolveResult(moves, True, stats)
+
+
+def _primary_value(position: Position, verdict: Verdict, objective: Objective) -> float:
+    """A legal move's value under ``objective``, as ``tries.primary_objective`` counts it."""
+    played = len(verdict.played)
+    if objective is Objective.FEWEST_POINTS:
+        return float(verdict.hand_points_after)
+    if objective is Objective.GO_OUT:
+        return float(verdict.went_out * (len(position.hand) + 1) + played)
+    return float(played)
 
 
 def _status(found: bool, proved: bool) -> str:

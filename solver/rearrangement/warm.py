@@ -60,7 +60,7 @@ def _build_deck_melds(rs: Ruleset, players: int, hand: tuple[Card, ...]) -> int:
     """Build the single best move's models of the deck's melds, one per objective
     (``deck_melds.deck_melds``), where they apply; how many were built."""
     position = Position(rs, players, (), hand, Turn(has_opened=True))
-    if rs.id not in deck_melds.DECK_MELD_RULESETS or not deck_melds.applies(position):
+    if not deck_melds.applies(position):
         return 0
     for measure in deck_melds.Measure:
         deck_melds.deck_melds(position, measure)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
-from typing import TypeVar
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Generic, TypeVar
 
 from ortools.sat.python import cp_model, cp_model_helper
 from ortools.util.python.sorted_interval_list import Domain
@@ -82,3 +82,42 @@ def thread_scratch(store: threading.local, owner: object, make: Callable[[], Scr
     if held is None or held[0] is not owner:
         held = own[id(owner)] = (owner, make())
     return held[1]
+
+
+Key = TypeVar("Key", bound=Hashable)
+
+
+class CountsScratch(Generic[Key]):
+    """A thread's own copy of a model built once for a whole deck, on which a position
+    writes its counts before the copy it solves is taken: per key (a card), a hand count's
+    upper bound and a row's right-hand side (its copies on the table). Bounds and rows are
+    wrapped once, so a write is one call into OR-Tools, not a walk from the model's proto;
+    only the numbers that differ from the last position's are written. Nothing is ever
+    added to the copy, so the wrappers stay valid."""
+
+    def __init__(self, base: FastCpModel, bounds: Mapping[Key, int], rows: Mapping[Key, int]):
+        self.model = base.clone()
+        proto = self.model.proto
+        self._bounds = {k: proto.variables[i].domain for k, i in bounds.items()}
+        self._rows = {k: proto.constraints[j].linear.domain for k, j in rows.items()}
+        self._upper: dict[Key, int] = {}  # the bounds written, where not 0
+        self._sides: dict[Key, int] = {}  # the right-hand sides written, where not 0
+
+    def write(self, upper: Mapping[Key, int], sides: Mapping[Key, int]) -> FastCpModel:
+        """Each key's bound (0 where ``upper`` has none) and each row's right-hand side (0
+        where ``sides`` has none)."""
+        for key in self._upper.keys() - upper.keys():
+            self._bounds[key][1] = 0
+        for key, n in upper.items():
+            if self._upper.get(key) != n:
+                self._bounds[key][1] = n
+        self._upper = dict(upper)
+        for key in self._sides.keys() - sides.keys():
+            row = self._rows[key]
+            row[0] = row[1] = 0
+        for key, n in sides.items():
+            if self._sides.get(key) != n:
+                row = self._rows[key]
+                row[0] = row[1] = n
+        self._sides = dict(sides)
+        return self.model

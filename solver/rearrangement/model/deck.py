@@ -35,7 +35,7 @@ from solver.rearrangement.model.constraints import (
     build_kept_melds,
     link_melds,
 )
-from solver.rearrangement.model.cp import FastCpModel, sum_of, thread_scratch
+from solver.rearrangement.model.cp import CountsScratch, FastCpModel, sum_of, thread_scratch
 from solver.rearrangement.model.data import ModelOptions, TurnData, collect_data
 from solver.rearrangement.model.objective import points_left
 from solver.rearrangement.model.turn import TurnVariables, build_turn
@@ -76,7 +76,7 @@ def from_deck(data: TurnData) -> tuple[FastCpModel, TurnVariables] | None:
     deck = deck_model(data.position, data.hand_count[JOKER_CARD], data.stand_in)
     if deck is None or deck.stand_in != data.stand_in:
         return None
-    model = _scratch(deck).write(data).clone()
+    model = _scratch(deck).write_data(data).clone()
     kept = build_kept_melds(model, data)
     links = link_melds(model, data, kept, deck.variables.pool)
     _keep_unlinked(model, deck, data, kept, links)
@@ -156,45 +156,20 @@ def _build_deck_model(position: Position, cards: Counter[Card], jokers: int) -> 
     return DeckModel(model, variables, data.stand_in, hand_vars, rows, went_out_row)
 
 
-class _Scratch:
-    """A thread's own copy of a deck's model, on which a position writes its numbers before
-    the copy it solves is taken. Its bounds and rows are wrapped once, so a write is one
-    call into OR-Tools, not a walk of five from the model's proto (about 1.5 µs a row, a
-    row per table card); and only the numbers that differ from the last position's are
-    written. The scratch model only has numbers written into it, never a row added, so the
-    wrappers stay valid."""
+class _Scratch(CountsScratch[Card]):
+    """A thread's own copy of a deck's model (``CountsScratch``): each hand card's bound,
+    each table card's conservation row, and the hand's size in the went-out row."""
 
     def __init__(self, deck: DeckModel) -> None:
-        self.deck = deck
-        self.model = deck.model.clone()
-        proto = self.model.proto
-        self.hand_bounds = {c: proto.variables[i].domain for c, i in deck.hand_vars.items()}
-        self.rows = {c: proto.constraints[j].linear.domain for c, j in deck.rows.items()}
-        self.went_out = proto.constraints[deck.went_out_row].linear.domain
-        self.hand: dict[Card, int] = {}  # the hand bounds written, where not 0
-        self.table: dict[Card, int] = {}  # the table's copies written, where not 0
+        super().__init__(deck.model, deck.hand_vars, deck.rows)
+        self.went_out = self.model.proto.constraints[deck.went_out_row].linear.domain
 
-    def write(self, data: TurnData) -> FastCpModel:
+    def write_data(self, data: TurnData) -> FastCpModel:
         """The position's hand bounds, the table's copies of each card and the hand's size."""
-        hand = data.hand_count
-        for card in self.hand.keys() - hand.keys():
-            self.hand_bounds[card][1] = 0
-        for card, n in hand.items():
-            if self.hand.get(card) != n:
-                self.hand_bounds[card][1] = n
-        self.hand = dict(hand)
-        table = data.table_count
-        for card in self.table.keys() - table.keys():
-            row = self.rows[card]
-            row[0] = row[1] = 0
-        for card, n in table.items():
-            if self.table.get(card) != n:
-                row = self.rows[card]
-                row[0] = row[1] = n
-        self.table = dict(table)
-        size = sum(hand.values())
+        model = self.write(data.hand_count, data.table_count)
+        size = sum(data.hand_count.values())
         self.went_out[0] = self.went_out[1] = size
-        return self.model
+        return model
 
 
 _SCRATCH = threading.local()

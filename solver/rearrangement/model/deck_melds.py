@@ -31,14 +31,15 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
+from itertools import combinations
 
 from ortools.sat.python import cp_model
 
 from solver.core.cards import JOKER_CARD, Card, TableCard, WildValue
 from solver.core.rulesets import AceRule, DeckSpec, Ruleset, SuitRule
-from solver.rearrangement.model.cp import FastCpModel, thread_scratch
+from solver.rearrangement.model.cp import CountsScratch, FastCpModel, thread_scratch
 from solver.rummy.position import Meld, Move, Position
 
 # The rulesets whose single best move is searched on this model. Each must be a
@@ -98,18 +99,9 @@ def deck_shapes(rs: Ruleset, players: int) -> tuple[Shape, ...]:
                     shapes.append(Shape(run, True))
     for rank in ranks:
         for size in range(rules.group_min, min(rules.group_max, len(suits)) + 1):
-            for chosen in _subsets(suits, size):
+            for chosen in combinations(suits, size):
                 shapes.append(Shape(tuple(Card(rank, s, "") for s in chosen), False))
     return tuple(shapes)
-
-
-def _subsets(items: list[str], size: int) -> list[tuple[str, ...]]:
-    if size == 0:
-        return [()]
-    if len(items) < size:
-        return []
-    first, rest = items[0], items[1:]
-    return [(first, *tail) for tail in _subsets(rest, size - 1)] + _subsets(rest, size)
 
 
 @dataclass(frozen=True)
@@ -119,8 +111,6 @@ class DeckMelds:
 
     model: FastCpModel
     shapes: tuple[Shape, ...]
-    jokers: int
-    measure: Measure
     weight: int  # one unit of the primary in the objective: above every meld kept
     shape_vars: tuple[int, ...]  # per shape: its count's index
     hand_vars: dict[Card, int]  # per card: the index of the count played from the hand
@@ -198,8 +188,6 @@ def _build(rs: Ruleset, players: int, jokers: int, measure: Measure) -> DeckMeld
     return DeckMelds(
         model=model,
         shapes=shapes,
-        jokers=jokers,
-        measure=measure,
         weight=weight,
         shape_vars=tuple(v.index for v in shape_vars),
         hand_vars={c: v.index for c, v in hand_vars.items()},
@@ -215,40 +203,6 @@ def _value(rs: Ruleset, card: Card, measure: Measure) -> int:
     return rs.points(card) if measure is Measure.POINTS else 1
 
 
-@dataclass
-class _Scratch:
-    """A thread's own copy of a deck's model, on which a position writes its numbers (only
-    those that differ from the last position's) before the copy it solves is taken."""
-
-    deck: DeckMelds
-    model: FastCpModel = field(init=False)
-    hand: dict[Card, int] = field(default_factory=dict)
-    table: dict[Card, int] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.model = self.deck.model.clone()
-
-    def write(self, hand: Counter[Card], table: Counter[Card]) -> FastCpModel:
-        variables = self.model.proto.variables
-        constraints = self.model.proto.constraints
-        deck = self.deck
-        for card in self.hand.keys() - hand.keys():
-            variables[deck.hand_vars[card]].domain[1] = 0
-        for card, n in hand.items():
-            if self.hand.get(card) != n:
-                variables[deck.hand_vars[card]].domain[1] = n
-        self.hand = dict(hand)
-        for card in self.table.keys() - table.keys():
-            domain = constraints[deck.rows[card]].linear.domain
-            domain[0] = domain[1] = 0
-        for card, n in table.items():
-            if self.table.get(card) != n:
-                domain = constraints[deck.rows[card]].linear.domain
-                domain[0] = domain[1] = n
-        self.table = dict(table)
-        return self.model
-
-
 _SCRATCH = threading.local()
 
 
@@ -259,7 +213,6 @@ class MeldChoice:
     model: FastCpModel
     deck: DeckMelds
     keeps: tuple[int, ...]  # per meld before: its keep flag's index
-    hand_size: int
 
 
 def build(position: Position, measure: Measure) -> MeldChoice:
@@ -267,7 +220,10 @@ def build(position: Position, measure: Measure) -> MeldChoice:
     deck = deck_melds(position, measure)
     hand = Counter(c for c in position.hand if not c.is_joker)
     table = Counter(tc.card for meld in position.table for tc in meld)
-    model = thread_scratch(_SCRATCH, deck, lambda: _Scratch(deck)).write(hand, table).clone()
+    scratch = thread_scratch(
+        _SCRATCH, deck, lambda: CountsScratch(deck.model, deck.hand_vars, deck.rows)
+    )
+    model = scratch.write(hand, table).clone()
     proto = model.proto
     constraints = proto.constraints
     keeps: list[int] = []
@@ -291,86 +247,57 @@ def build(position: Position, measure: Measure) -> MeldChoice:
     if deck.went_out_row is not None and deck.went_out_term is not None:
         constraints[deck.went_out_row].linear.domain[0] = hand_size
         objective.coeffs[deck.went_out_term] = -deck.weight * (hand_size + 1)
-    return MeldChoice(model, deck, tuple(keeps), hand_size)
+    return MeldChoice(model, deck, tuple(keeps))
 
 
-@dataclass(frozen=True)
-class Chosen:
-    """A solved model read back: the move, and what it plays."""
-
-    move: Move | None  # None: no hand card can be played
-    cards_played: int
-    points_played: int
-    kept: int
-
-
-def read(position: Position, choice: MeldChoice, solution: list[int]) -> Chosen:
-    """The table a solution describes: the kept melds as they were, then the new melds, a
-    joker in the place of each card it fills, runs of one suit that meet joined."""
+def read(position: Position, choice: MeldChoice, solution: list[int]) -> Move | None:
+    """The table a solution describes (None: it plays no hand card): the kept melds as they
+    were, then the new melds, a joker in the place of each card it fills, runs of one suit
+    that meet joined."""
     deck = choice.deck
+    if not any(solution[i] for i in (*deck.hand_vars.values(), *deck.joker_vars.values())):
+        return None
     kept = [position.table[m] for m, flag in enumerate(choice.keeps) if solution[flag]]
-    new: list[list[TableCard]] = []
+    new: list[tuple[Shape, list[TableCard]]] = []
     for shape, index in zip(deck.shapes, deck.shape_vars, strict=True):
         for _ in range(solution[index]):
-            new.append([TableCard(c) for c in shape.cards])
-    jokers = 0
+            new.append((shape, [TableCard(c) for c in shape.cards]))
     for card, index in deck.joker_vars.items():
         for _ in range(solution[index]):
             _put_joker(new, card)
-            jokers += 1
-    rs = position.ruleset
-    played = [(c, n) for c, i in deck.hand_vars.items() if (n := solution[i])]
-    cards = sum(n for _, n in played) + jokers
-    points = sum(rs.points(c) * n for c, n in played) + rs.points(JOKER_CARD) * jokers
-    if not cards:
-        return Chosen(None, 0, 0, len(kept))
-    table = (*kept, *_join_runs(new))
-    return Chosen(Move(table), cards, points, len(kept))
+    return Move((*kept, *_join_runs(new)))
 
 
-def _put_joker(melds: list[list[TableCard]], card: Card) -> None:
+def _put_joker(melds: list[tuple[Shape, list[TableCard]]], card: Card) -> None:
     """A joker in the place of ``card`` in the first new meld where it is still natural."""
-    for meld in melds:
+    for shape, meld in melds:
         for k, tc in enumerate(meld):
             if tc.card == card:
                 # A joker's value carries the suit where the meld fixes one (R4).
-                value = WildValue(card.rank, card.suit if _is_run(meld) else None)
-                meld[k] = TableCard(JOKER_CARD, value)
+                meld[k] = TableCard(
+                    JOKER_CARD, WildValue(card.rank, card.suit if shape.run else None)
+                )
                 return
     raise AssertionError(f"no new meld holds {card.code} for a joker")
 
 
-def _is_run(meld: list[TableCard]) -> bool:
-    """A new meld's kind from its places (a joker's value carries the rank it stands for)."""
-    ranks = {tc.value.rank if tc.value else tc.card.rank for tc in meld}
-    return len(ranks) > 1
-
-
-def _rank_and_suit(tc: TableCard) -> tuple[int, str]:
-    if tc.value is not None:
-        return tc.value.rank, tc.value.suit or ""
-    return tc.card.rank, tc.card.suit
-
-
-def _join_runs(melds: list[list[TableCard]]) -> list[Meld]:
+def _join_runs(melds: list[tuple[Shape, list[TableCard]]]) -> list[Meld]:
     """New runs of one suit where one ends just before the other starts, as one run: the
     same cards, shown as a player would lay them."""
-    runs: dict[str, list[list[TableCard]]] = {}
     out: list[Meld] = []
-    for meld in melds:
-        if _is_run(meld):
-            runs.setdefault(_rank_and_suit(meld[0])[1], []).append(meld)
-        else:
+    runs: list[tuple[Card, list[TableCard]]] = []  # each joined run: its last place, its cards
+    # Shapes come by suit, then first rank: a run meets only a run that came before it.
+    for shape, meld in melds:
+        if not shape.run:
             out.append(tuple(meld))
-    for suit_runs in runs.values():
-        suit_runs.sort(key=lambda m: _rank_and_suit(m[0])[0])
-        joined: list[list[TableCard]] = []
-        for meld in suit_runs:
-            for run in joined:
-                if _rank_and_suit(run[-1])[0] + 1 == _rank_and_suit(meld[0])[0]:
-                    run.extend(meld)
-                    break
-            else:
-                joined.append(list(meld))
-        out.extend(tuple(run) for run in joined)
+            continue
+        first = shape.cards[0]
+        for j, (last, cards) in enumerate(runs):
+            if last.suit == first.suit and last.rank + 1 == first.rank:
+                cards.extend(meld)
+                runs[j] = (shape.cards[-1], cards)
+                break
+        else:
+            runs.append((shape.cards[-1], meld))
+    out.extend(tuple(cards) for _, cards in runs)
     return out
