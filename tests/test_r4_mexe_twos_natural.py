@@ -93,17 +93,22 @@ def test_r4_a_later_move_moves_the_2s_from_their_group_to_a_run() -> None:
     assert [m.cards_played for m in result.moves] == [3, 3, 3]
 
 
-def test_r4_solve_move_through_grpc_finds_the_run_of_2s(rummy_stub: Any) -> None:
-    request = rummy_pb2.SolveMoveRequest(
+def _group_of_2s_request(wild: str) -> rummy_pb2.SolveMoveRequest:
+    """SolveMove on a group of 2s holding the wild 2 written ``wild``, the hand a 2D."""
+    return rummy_pb2.SolveMoveRequest(
         position=rummy_pb2.RummyPosition(
             ruleset="mexe-mexe",
             players=5,
-            table=[rummy_pb2.Meld(cards=["2H", "2D=2", "2S", "2C"])],
+            table=[rummy_pb2.Meld(cards=["2H", wild, "2S", "2C"])],
             hand=["2D"],
             turn=rummy_pb2.Turn(cards_drawn=1),
         ),
         objective=rummy_pb2.OBJECTIVE_GO_OUT,
     )
+
+
+def test_r4_solve_move_through_grpc_finds_the_run_of_2s(rummy_stub: Any) -> None:
+    request = _group_of_2s_request("2D=2")
     answer = rummy_stub.SolveMove(request, timeout=30)
     assert answer.optimal and answer.moves
     assert answer.moves[0].went_out
@@ -112,15 +117,7 @@ def test_r4_solve_move_through_grpc_finds_the_run_of_2s(rummy_stub: Any) -> None
 
 
 def test_r4_a_wild_2_written_with_no_rank_is_invalid_argument(rummy_stub: Any) -> None:
-    request = rummy_pb2.SolveMoveRequest(
-        position=rummy_pb2.RummyPosition(
-            ruleset="mexe-mexe",
-            players=5,
-            table=[rummy_pb2.Meld(cards=["2H", "2D=", "2S", "2C"])],
-            hand=["2D"],
-            turn=rummy_pb2.Turn(cards_drawn=1),
-        )
-    )
+    request = _group_of_2s_request("2D=")
     error = error_of(rummy_stub.SolveMove, request, timeout=30)
     assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert "position.table[0].cards[1]" in field_violations(error)
