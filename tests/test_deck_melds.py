@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import grpc
 import pytest
 
 from bench.positions import bench_positions
@@ -22,6 +23,7 @@ from solver.rearrangement import search, tries
 from solver.rearrangement.model import deck_melds
 from solver.rearrangement.search import Objective, SolveResult, solve_move, validate_move
 from solver.rummy.position import Position, Turn, parse_position
+from tests.ops_helpers import error_of, field_violations
 
 OBJECTIVES = (Objective.MOST_CARDS, Objective.FEWEST_POINTS, Objective.GO_OUT)
 
@@ -206,3 +208,20 @@ def test_solve_move_through_grpc_with_two_rack_jokers(rummy_stub: Any) -> None:
     assert sorted(best.played) == ["JK", "JK", "KC"] or sorted(best.played) == ["9D", "JK", "JK"]
     assert best.melds_changed == 0
     assert ["4S", "5S", "6S", "7S"] in [list(m.cards) for m in best.move.table]
+
+
+def test_r1_a_third_rack_joker_is_invalid_argument_through_grpc(rummy_stub: Any) -> None:
+    """R1: the Rummikub deck has two jokers, so a rack of three is a malformed request,
+    refused before any model is chosen (the deck's melds hold at most two rack jokers)."""
+    request = rummy_pb2.SolveMoveRequest(
+        position=rummy_pb2.RummyPosition(
+            ruleset="rummikub",
+            players=2,
+            table=[rummy_pb2.Meld(cards=["4S", "5S", "6S"])],
+            hand=["JK", "JK", "JK", "9D"],
+            turn=rummy_pb2.Turn(has_opened=True),
+        ),
+    )
+    error = error_of(rummy_stub.SolveMove, request, timeout=30)
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert any(field.startswith("position.hand") for field in field_violations(error))
