@@ -74,7 +74,7 @@ def instrumented(clock: Clock) -> Iterator[None]:
     """Wrap the parts of ``solve_move`` in ``search``'s namespace (and CP-SAT's solve)."""
     saved = {
         name: getattr(search, name)
-        for name in ("TurnModel", "rebuild_move", "validate_move", "changed_melds")
+        for name in ("TurnModel", "rebuild_move", "validate_move", "changed_indices")
     }
     solve = cp_model.CpSolver.solve
 
@@ -87,7 +87,7 @@ def instrumented(clock: Clock) -> Iterator[None]:
         ("TurnModel", "model"),
         ("rebuild_move", "rebuild"),
         ("validate_move", "re-check"),
-        ("changed_melds", "changed"),
+        ("changed_indices", "changed"),
     ):
         setattr(search, name, _timed(clock, part, saved[name]))
     cp_model.CpSolver.solve = counted_solve  # type: ignore[method-assign]

@@ -20,6 +20,7 @@ from bench.positions import bench_positions
 from carrossel.v1 import rummy_pb2
 from solver.core.cards import JOKER_CARD
 from solver.rearrangement import search, tries
+from solver.rearrangement.budget import Budget
 from solver.rearrangement.model import deck_melds
 from solver.rearrangement.search import Objective, SolveResult, solve_move, validate_move
 from solver.rummy.position import Position, Turn, parse_position
@@ -162,6 +163,67 @@ def test_the_turn_model_answers_where_the_deck_melds_do_not_apply(
     assert result.optimal and result.moves
 
 
+def _fresh_model(position: Position) -> str:
+    """The model ``position`` writes into a new copy of the deck's model, as text."""
+    deck_melds._SCRATCH.__dict__.clear()
+    return _written_model(position)
+
+
+def _written_model(position: Position) -> str:
+    choice = deck_melds.build(position, deck_melds.Measure.CARDS)
+    assert choice is not None
+    return str(choice.model.proto)
+
+
+_BIG = ["4C 5C 6C 7C 8C 9C", "KC KD KH", "AS 2S 3S", "7H 8H 9H", "10D JD QD KD"]
+
+
+def test_one_threads_positions_in_turn_write_what_each_writes_alone() -> None:
+    # A thread's copy of the deck's model keeps the last position's numbers and writes only
+    # what differs: a table of many melds, then one of few sharing cards, then again (R6:
+    # each kept meld holds its own cards, whatever the last table's melds held).
+    big = rummikub(_BIG, "10C 6H 4S JK")
+    small = rummikub(["7C 8C 9C"], "10C 6C 5H 6H 7H JK")
+    alone = {id(p): _fresh_model(p) for p in (big, small)}
+    for position in (big, small, big, small, small):
+        assert _written_model(position) == alone[id(position)]
+
+
+def test_a_write_stopped_part_way_is_written_again_in_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = rummikub(_BIG, "8C KS 2H")
+    second = rummikub(["7C 8C 9C"], "10C 6C 5H 6H 7H")
+    expected = _fresh_model(second)
+    _written_model(first)
+    hold = deck_melds._Scratch._hold
+
+    def broken(self: Any, card: Any, holders: Any) -> None:
+        hold(self, card, holders)
+        raise RuntimeError("stopped part-way")
+
+    monkeypatch.setattr(deck_melds._Scratch, "_hold", broken)
+    with pytest.raises(RuntimeError):
+        deck_melds.build(second, deck_melds.Measure.CARDS)
+    monkeypatch.setattr(deck_melds._Scratch, "_hold", hold)
+    assert _written_model(second) == expected
+
+
+def test_new_melds_are_the_objects_a_request_parse_gives() -> None:
+    # The re-check and the answer's encoding find a meld they met before by its object.
+    from solver.rummy.position import interned_meld
+
+    position = rummikub(["7C 8C 9C"], "10C JC 5H 6H 7H JK")
+    choice = deck_melds.build(position, deck_melds.Measure.CARDS)
+    assert choice is not None
+    solver = Budget(5000).solver(lean=True)
+    assert solver.solve(choice.model) == 4  # OPTIMAL
+    move = deck_melds.read(position, choice, list(solver.response_proto.solution))
+    assert move is not None and any(tc.card == JOKER_CARD for meld in move.table for tc in meld)
+    for meld in move.table:
+        assert meld is interned_meld(tuple(tc.code for tc in meld))
+
+
 def test_several_moves_come_from_the_turn_model(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(deck_melds, "build", _never)
     result = solve_move(rummikub(["7C 8C 9C"], "10C 6C 5H 6H 7H"), max_moves=3)
@@ -174,7 +236,7 @@ def test_an_unproved_choice_leaves_the_answer_to_the_turn_model(
     built: list[bool] = []
     build = deck_melds.build
 
-    def counted(position: Position, measure: deck_melds.Measure) -> deck_melds.MeldChoice:
+    def counted(position: Position, measure: deck_melds.Measure) -> deck_melds.MeldChoice | None:
         built.append(True)
         return build(position, measure)
 

@@ -258,12 +258,13 @@ def _codes_of(meld: Meld) -> tuple[str, ...]:
 
 
 def move_to_proto(move: Move) -> rummy_pb2.RummyMove:
-    return rummy_pb2.RummyMove(
-        table=table_to_proto(move.table),
+    message = rummy_pb2.RummyMove(
         to_hand=codes(move.to_hand),
         knock=move.knock,
         discard=move.discard.code if move.discard is not None else "",
     )
+    add_table(message, "table", move.table)
+    return message
 
 
 def violation_to_proto(violation: Violation) -> rummy_pb2.Violation:

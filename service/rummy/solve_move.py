@@ -17,7 +17,6 @@ from service.rummy import convert
 from solver.rearrangement.search import Objective, SolvedMove, solve_move
 from solver.rearrangement.turns import draw_violations
 from solver.rummy.position import Position
-from solver.rummy.table_change import changed_indices
 
 _OBJECTIVES = {
     rummy_pb2.OBJECTIVE_MOST_CARDS: Objective.MOST_CARDS,
@@ -26,10 +25,10 @@ _OBJECTIVES = {
 }
 
 
-def solved_move_to_proto(solved: SolvedMove, position: Position) -> rummy_pb2.SolvedMove:
+def solved_move_to_proto(solved: SolvedMove) -> rummy_pb2.SolvedMove:
     """One solved move with its effects, and which melds it changes (for a UI to highlight)."""
     verdict = solved.verdict
-    changed, new = changed_indices(position, verdict.table)
+    new = [j for j, changed in enumerate(solved.changed) if changed]
     return rummy_pb2.SolvedMove(
         move=convert.move_to_proto(solved.move),
         played=codes(verdict.played),
@@ -38,7 +37,7 @@ def solved_move_to_proto(solved: SolvedMove, position: Position) -> rummy_pb2.So
         went_out=verdict.went_out,
         knock_eligible=verdict.knock_eligible,
         melds_changed=solved.melds_changed,
-        changed_melds=changed,
+        changed_melds=solved.unkept,
         new_melds=new,
     )
 
@@ -69,7 +68,7 @@ def handle(
         result = solve_move(call.position, objective, request.max_moves or 1, limit_ms)
     stats = result.stats
     response = rummy_pb2.SolveMoveResponse(
-        moves=[solved_move_to_proto(m, call.position) for m in result.moves],
+        moves=[solved_move_to_proto(m) for m in result.moves],
         optimal=result.optimal,
         stats=convert.stats_to_proto(stats, len(result.moves), stats.tie_break_proved),
     )

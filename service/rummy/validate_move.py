@@ -70,6 +70,6 @@ def add_suggestion(
     response.suggestion_optimal = suggestion.optimal
     response.suggestion_note = suggestion.note
     if suggestion.move is not None:
-        response.nearest_legal.CopyFrom(solved_move_to_proto(suggestion.move.solved, position))
+        response.nearest_legal.CopyFrom(solved_move_to_proto(suggestion.move.solved))
         response.nearest_kept_melds.extend(suggestion.move.kept)
         response.nearest_same_cards = suggestion.move.same_cards

@@ -114,6 +114,7 @@ class SolvedMove:
     cards_played: int
     melds_changed: int
     changed: tuple[bool, ...]  # per meld of move.table: not one of the melds before
+    unkept: tuple[int, ...]  # the melds before (indices) that move.table does not keep
 
 
 @dataclass(frozen=True)
@@ -333,6 +334,8 @@ def _solve_deck_melds(
     """The best move on the model of the deck's melds (``model.deck_melds``), proved; None
     where the solve stopped unproved (the turn model then answers, in the time left)."""
     choice = deck_melds.build(position, _MEASURES[objective])
+    if choice is None:
+        return None
     solver = budget.solver(share=0.5, work=tries.WEIGHTED_DTIME, lean=True)
     status = solver.solve(choice.model)
     if status != cp_model.OPTIMAL:
@@ -460,13 +463,15 @@ def _checked(position: Position, move: Move, max_placed: PlacedOracle | None = N
 def solved_move(position: Position, move: Move, verdict: Verdict) -> SolvedMove:
     """A legal move with its effects: the table as the referee read it (every wild's value
     written out) and how many of the position's melds it changes."""
-    n_changed, flags = changed_melds(position, verdict.table)
+    unkept, new = changed_indices(position, verdict.table)
+    fresh = set(new)
     return SolvedMove(
         Move(verdict.table, move.to_hand, move.knock, move.discard),
         verdict,
         len(verdict.played),
-        n_changed,
-        flags,
+        len(unkept),
+        tuple(j in fresh for j in range(len(verdict.table))),
+        unkept,
     )
 
 

@@ -172,6 +172,14 @@ def _interned_meld(codes: tuple[str, ...]) -> Meld:
     return meld
 
 
+def interned_meld(codes: tuple[str, ...]) -> Meld:
+    """The one meld object of these canonical codes, as a request's parse gives it: a
+    solver that writes a meld the table or an earlier answer holds gets the object the
+    meld caches (``melds.classify``, ``table_change.meld_key``, the answer's encoding)
+    already know."""
+    return _interned_meld(codes)
+
+
 def on_interned_melds_cleared(clear: Callable[[], None]) -> None:
     """Call ``clear`` whenever the interned melds are forgotten (every ``_MOST_MELDS`` new
     ones): a caller's own index of them (``service.rummy.convert``'s by request bytes) is

@@ -17,6 +17,7 @@ import functools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from solver.core.cards import Card, TableCard, WildValue
 from solver.core.rulesets import Ruleset
@@ -28,6 +29,8 @@ from solver.rummy.melds import (
     ruleset_key,
 )
 from solver.rummy.position import Meld, Position
+
+T = TypeVar("T")
 
 MeldKey = tuple[str, ...]
 
@@ -104,9 +107,38 @@ def stands_key(cards: Iterable[tuple[Card, WildValue | None]]) -> StandsKey:
 
 def _before_key(classified: MeldClassification) -> StandsKey:
     # A meld before, its wilds' values read (a bare `JK` stands for one).
+    known = _BEFORE_KEYS.get(id(classified))
+    if known is not None and known[0] is classified:
+        return known[1]
     reading = classified.reading
     stands = zip(classified.cards, reading.values, reading.wild, strict=True)
-    return stands_key((tc.card, v if w else None) for tc, v, w in stands)
+    key = stands_key((tc.card, v if w else None) for tc, v, w in stands)
+    _remember(_BEFORE_KEYS, classified, key)
+    return key
+
+
+def _after_key(meld: Meld) -> StandsKey:
+    known = _AFTER_KEYS.get(id(meld))
+    if known is not None and known[0] is meld:
+        return known[1]
+    key = stands_key((tc.card, tc.value) for tc in meld)
+    if isinstance(meld, tuple):  # immutable: its key stays its key
+        _remember(_AFTER_KEYS, meld, key)
+    return key
+
+
+# Keys by object id, an entry holding its object (so no other object has that id while it is
+# there): the position's classified melds and an answer's melds are mostly the same objects
+# call after call (interned by the parse and by ``position.interned_meld``), and working a
+# key out again hashes and sorts every card.
+_BEFORE_KEYS: dict[int, tuple[MeldClassification, StandsKey]] = {}
+_AFTER_KEYS: dict[int, tuple[Meld, StandsKey]] = {}
+
+
+def _remember(memo: dict[int, tuple[T, StandsKey]], owner: T, key: StandsKey) -> None:
+    if len(memo) >= CLASSIFY_CACHE_SIZE:
+        memo.clear()
+    memo[id(owner)] = (owner, key)
 
 
 def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tuple[bool, ...]]:
@@ -115,7 +147,7 @@ def changed_melds(position: Position, table: tuple[Meld, ...]) -> tuple[int, tup
     before = Counter(_before_key(c) for c in position.readings)
     flags = []
     for meld in table:
-        key = stands_key((tc.card, tc.value) for tc in meld)
+        key = _after_key(meld)
         if before[key] > 0:
             before[key] -= 1
             flags.append(False)
@@ -136,7 +168,7 @@ def changed_indices(
         waiting.setdefault(_before_key(reading), []).append(m)
     new: list[int] = []
     for j, meld in enumerate(table):
-        kept = waiting.get(stands_key((tc.card, tc.value) for tc in meld))
+        kept = waiting.get(_after_key(meld))
         if kept:
             kept.pop(0)
         else:

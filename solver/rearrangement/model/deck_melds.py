@@ -39,8 +39,8 @@ from ortools.sat.python import cp_model
 
 from solver.core.cards import JOKER_CARD, Card, TableCard, WildValue
 from solver.core.rulesets import AceRule, DeckSpec, Ruleset, SuitRule
-from solver.rearrangement.model.cp import CountsScratch, FastCpModel, thread_scratch
-from solver.rummy.position import Meld, Move, Position
+from solver.rearrangement.model.cp import FastCpModel, thread_scratch
+from solver.rummy.position import Move, Position, interned_meld
 
 # The rulesets whose single best move is searched on this model. Each must be a
 # same-suit, ace-low ruleset with unlimited new melds (``applies`` checks it again).
@@ -63,6 +63,10 @@ class Shape:
 
     cards: tuple[Card, ...]
     run: bool
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(c.code for c in self.cards)
 
 
 def applies(position: Position) -> bool:
@@ -113,9 +117,13 @@ class DeckMelds:
     shapes: tuple[Shape, ...]
     weight: int  # one unit of the primary in the objective: above every meld kept
     shape_vars: tuple[int, ...]  # per shape: its count's index
+    shape_codes: tuple[tuple[str, ...], ...]  # per shape: its cards' codes
     hand_vars: dict[Card, int]  # per card: the index of the count played from the hand
     joker_vars: dict[Card, int]  # per card: the index of the places jokers fill
     rows: dict[Card, int]  # per card: its row's index
+    keep_vars: tuple[int, ...]  # the keep flags of melds before, in the table's order
+    holder_terms: dict[Card, int]  # per card: where its row's terms for the melds holding it start
+    spare_vars: tuple[int, ...]  # per holder term: the variable (fixed at 0) of an unused one
     went_out_row: int | None  # GO_OUT: "went out: every hand card played", its index
     went_out_term: int | None  # GO_OUT: the flag's place in the objective
 
@@ -181,6 +189,21 @@ def _build(rs: Ruleset, players: int, jokers: int, measure: Measure) -> DeckMeld
         # The hand's size (0 here) is the row's lower bound.
         model.add(cp_model.LinearExpr.sum(played) >= 0).only_enforce_if(flag)
         terms.append((flag, 0))  # weighs one more than a whole hand: written per position
+    # A table holds at most as many melds as the deck has cards for, and a card is held by
+    # at most as many melds as the deck has copies of it: each meld has a keep flag (fixed
+    # at 0 until a position's meld uses it) and each row a term per copy for the melds
+    # holding its card (a spare fixed at 0 until a position writes a flag there). Made last,
+    # as the flags a position added were: CP-SAT's search meets the variables in this order,
+    # and the flags first made its slow tail slower (bench/HISTORY.md).
+    keep_vars = [model.new_int_var(0, 0, "") for _ in range(weight - 1)]
+    spare_vars = [model.new_int_var(0, 0, "") for _ in range(max(deck[c] for c in places))]
+    holder_terms: dict[Card, int] = {}
+    for card, index in rows.items():
+        row = model.proto.constraints[index].linear
+        holder_terms[card] = len(row.vars)
+        row.vars.extend([v.index for v in spare_vars])
+        row.coeffs.extend([1] * len(spare_vars))
+    terms.extend((v, -1) for v in keep_vars)
     objective = model.proto.objective
     objective.vars.extend([v.index for v, _ in terms])
     objective.coeffs.extend([c for _, c in terms])  # minimised: a maximisation's sign
@@ -190,11 +213,15 @@ def _build(rs: Ruleset, players: int, jokers: int, measure: Measure) -> DeckMeld
         shapes=shapes,
         weight=weight,
         shape_vars=tuple(v.index for v in shape_vars),
+        shape_codes=tuple(shape.codes for shape in shapes),
         hand_vars={c: v.index for c, v in hand_vars.items()},
         joker_vars={c: v.index for c, v in joker_vars.items()},
         rows=rows,
+        keep_vars=tuple(v.index for v in keep_vars),
+        holder_terms=holder_terms,
+        spare_vars=tuple(v.index for v in spare_vars),
         went_out_row=went_out_row,
-        went_out_term=len(terms) - 1 if went_out is not None else None,
+        went_out_term=len(terms) - len(keep_vars) - 1 if went_out is not None else None,
     )
 
 
@@ -215,89 +242,159 @@ class MeldChoice:
     keeps: tuple[int, ...]  # per meld before: its keep flag's index
 
 
-def build(position: Position, measure: Measure) -> MeldChoice:
-    """``position``'s model: the deck's copy with its numbers, keep flags and objective."""
+def build(position: Position, measure: Measure) -> MeldChoice | None:
+    """``position``'s model: this thread's copy of the deck's model, with the position's
+    numbers written into it (None: a table of more melds than the model has keep flags for,
+    which no valid table is)."""
     deck = deck_melds(position, measure)
-    hand = Counter(c for c in position.hand if not c.is_joker)
-    table = Counter(tc.card for meld in position.table for tc in meld)
-    scratch = thread_scratch(
-        _SCRATCH, deck, lambda: CountsScratch(deck.model, deck.hand_vars, deck.rows)
-    )
-    model = scratch.write(hand, table).clone()
-    proto = model.proto
-    constraints = proto.constraints
-    keeps: list[int] = []
-    holders: dict[Card, tuple[list[int], list[int]]] = {}  # per card: flags, copies held
-    for meld in position.table:
-        flag = model.new_bool_var("").index
-        keeps.append(flag)
-        for card, n in Counter(tc.card for tc in meld).items():
-            flags, copies = holders.setdefault(card, ([], []))
-            flags.append(flag)
-            copies.append(n)
-    # One write per row (a row reached through the proto costs more than its terms).
-    for card, (flags, copies) in holders.items():
-        row = constraints[deck.rows[card]].linear
-        row.vars.extend(flags)
-        row.coeffs.extend(copies)
-    objective = proto.objective
-    objective.vars.extend(keeps)
-    objective.coeffs.extend([-1] * len(keeps))
-    hand_size = len(position.hand)
-    if deck.went_out_row is not None and deck.went_out_term is not None:
-        constraints[deck.went_out_row].linear.domain[0] = hand_size
-        objective.coeffs[deck.went_out_term] = -deck.weight * (hand_size + 1)
-    return MeldChoice(model, deck, tuple(keeps))
+    if len(position.table) > len(deck.keep_vars):
+        return None
+    scratch = thread_scratch(_SCRATCH, deck, lambda: _Scratch(deck))
+    scratch.write(position)
+    return MeldChoice(scratch.model, deck, deck.keep_vars[: len(position.table)])
+
+
+Held = tuple[tuple[int, int], ...]  # the melds before holding a card: (keep flag, copies)
+
+
+class _Scratch:
+    """A thread's own copy of a deck's model, solved as it is once a position has written
+    its numbers into it: the hand's bounds, the table's copies of each card (the rows'
+    right-hand sides), the keep flags of its melds and, in each card's row, the flags of the
+    melds holding it. Every place written is wrapped once, and only what differs from the
+    last position's numbers is written: a position costs about as many calls into OR-Tools
+    as it has cards, and no copy of the model is made (bench/HISTORY.md)."""
+
+    def __init__(self, deck: DeckMelds) -> None:
+        self.deck = deck
+        self.model = deck.model.clone()
+        proto = self.model.proto
+        variables, constraints = proto.variables, proto.constraints
+        self._bounds = {c: variables[i].domain for c, i in deck.hand_vars.items()}
+        self._sides = {c: constraints[j].linear.domain for c, j in deck.rows.items()}
+        self._row_vars = {c: constraints[j].linear.vars for c, j in deck.rows.items()}
+        self._row_coeffs = {c: constraints[j].linear.coeffs for c, j in deck.rows.items()}
+        self._flags = [variables[i].domain for i in deck.keep_vars]
+        self._went_out = (
+            None if deck.went_out_row is None else constraints[deck.went_out_row].linear.domain
+        )
+        self._objective = proto.objective.coeffs
+        # What is written now (the template's zeros at first); None: unknown, after a write
+        # that stopped part-way, so the next one writes every place again.
+        self._written: tuple[dict[Card, int], dict[Card, int], dict[Card, Held], int] | None
+        self._written = ({}, {}, {}, 0)
+
+    def write(self, position: Position) -> None:
+        hand = Counter(c for c in position.hand if not c.is_joker)
+        table = position.table_cards()
+        held: dict[Card, list[tuple[int, int]]] = {}
+        for flag, meld in zip(self.deck.keep_vars, position.table, strict=False):
+            for tc in meld:
+                holders = held.setdefault(tc.card, [])
+                if holders and holders[-1][0] == flag:  # a second copy in the same meld
+                    holders[-1] = (flag, holders[-1][1] + 1)
+                else:
+                    holders.append((flag, 1))
+        holding = {card: tuple(holders) for card, holders in held.items()}
+        melds = len(position.table)
+        written, self._written = self._written, None
+        if written is None:
+            unknown: Held = ((-1, -1),)
+            written = (
+                dict.fromkeys(self._bounds, -1),
+                dict.fromkeys(self._sides, -1),
+                dict.fromkeys(self._sides, unknown),
+                0,
+            )
+            for flag in self._flags[melds:]:
+                flag[1] = 0
+        upper, sides, was_held, was_melds = written
+        for card in upper.keys() - hand.keys():
+            self._bounds[card][1] = 0
+        for card, n in hand.items():
+            if upper.get(card) != n:
+                self._bounds[card][1] = n
+        for card in sides.keys() - table.keys():
+            side = self._sides[card]
+            side[0] = side[1] = 0
+        for card, n in table.items():
+            if sides.get(card) != n:
+                side = self._sides[card]
+                side[0] = side[1] = n
+        for card in was_held.keys() | holding.keys():
+            now = holding.get(card, ())
+            if was_held.get(card, ()) != now:
+                self._hold(card, now)
+        # The flags of this table's melds free, the rest fixed at 0 (from the first that differs).
+        for k in range(min(melds, was_melds), max(melds, was_melds)):
+            self._flags[k][1] = 1 if k < melds else 0
+        if self._went_out is not None and self.deck.went_out_term is not None:
+            self._went_out[0] = len(position.hand)
+            self._objective[self.deck.went_out_term] = -self.deck.weight * (len(position.hand) + 1)
+        self._written = (dict(hand), dict(table), holding, melds)
+
+    def _hold(self, card: Card, holders: Held) -> None:
+        """Write the melds holding ``card`` into its row's holder terms (a spare where none)."""
+        if len(holders) > len(self.deck.spare_vars):  # R1: the parse refuses such a table
+            raise AssertionError(f"more melds hold {card.code} than the deck has copies of it")
+        start = self.deck.holder_terms[card]
+        row_vars, row_coeffs = self._row_vars[card], self._row_coeffs[card]
+        for k, spare in enumerate(self.deck.spare_vars):
+            flag, copies = holders[k] if k < len(holders) else (spare, 1)
+            row_vars[start + k] = flag
+            row_coeffs[start + k] = copies
 
 
 def read(position: Position, choice: MeldChoice, solution: list[int]) -> Move | None:
     """The table a solution describes (None: it plays no hand card): the kept melds as they
     were, then the new melds, a joker in the place of each card it fills, runs of one suit
-    that meet joined."""
+    that meet joined. Each new meld is the interned object of its codes, as a request's
+    parse gives it (``position.interned_meld``), so the re-check and the answer find it in
+    their caches."""
     deck = choice.deck
     if not any(solution[i] for i in (*deck.hand_vars.values(), *deck.joker_vars.values())):
         return None
     kept = [position.table[m] for m, flag in enumerate(choice.keeps) if solution[flag]]
-    new: list[tuple[Shape, list[TableCard]]] = []
-    for shape, index in zip(deck.shapes, deck.shape_vars, strict=True):
+    new: list[tuple[Shape, list[str]]] = []
+    for shape, codes, index in zip(deck.shapes, deck.shape_codes, deck.shape_vars, strict=True):
         for _ in range(solution[index]):
-            new.append((shape, [TableCard(c) for c in shape.cards]))
+            new.append((shape, list(codes)))
     for card, index in deck.joker_vars.items():
         for _ in range(solution[index]):
             _put_joker(new, card)
-    return Move((*kept, *_join_runs(new)))
+    return Move((*kept, *map(interned_meld, _join_runs(new))))
 
 
-def _put_joker(melds: list[tuple[Shape, list[TableCard]]], card: Card) -> None:
+def _put_joker(melds: list[tuple[Shape, list[str]]], card: Card) -> None:
     """A joker in the place of ``card`` in the first new meld where it is still natural."""
+    code = card.code
     for shape, meld in melds:
-        for k, tc in enumerate(meld):
-            if tc.card == card:
+        for k, written in enumerate(meld):
+            if written == code:
                 # A joker's value carries the suit where the meld fixes one (R4).
-                meld[k] = TableCard(
-                    JOKER_CARD, WildValue(card.rank, card.suit if shape.run else None)
-                )
+                value = WildValue(card.rank, card.suit if shape.run else None)
+                meld[k] = TableCard(JOKER_CARD, value).code
                 return
-    raise AssertionError(f"no new meld holds {card.code} for a joker")
+    raise AssertionError(f"no new meld holds {code} for a joker")
 
 
-def _join_runs(melds: list[tuple[Shape, list[TableCard]]]) -> list[Meld]:
+def _join_runs(melds: list[tuple[Shape, list[str]]]) -> list[tuple[str, ...]]:
     """New runs of one suit where one ends just before the other starts, as one run: the
     same cards, shown as a player would lay them."""
-    out: list[Meld] = []
-    runs: list[tuple[Card, list[TableCard]]] = []  # each joined run: its last place, its cards
+    out: list[tuple[str, ...]] = []
+    runs: list[tuple[Card, list[str]]] = []  # each joined run: its last place, its codes
     # Shapes come by suit, then first rank: a run meets only a run that came before it.
     for shape, meld in melds:
         if not shape.run:
             out.append(tuple(meld))
             continue
         first = shape.cards[0]
-        for j, (last, cards) in enumerate(runs):
+        for j, (last, codes) in enumerate(runs):
             if last.suit == first.suit and last.rank + 1 == first.rank:
-                cards.extend(meld)
-                runs[j] = (shape.cards[-1], cards)
+                codes.extend(meld)
+                runs[j] = (shape.cards[-1], codes)
                 break
         else:
             runs.append((shape.cards[-1], meld))
-    out.extend(tuple(cards) for _, cards in runs)
+    out.extend(tuple(codes) for _, codes in runs)
     return out
