@@ -186,16 +186,20 @@ def table_to_proto(table: Iterable[Meld]) -> list[rummy_pb2.Meld]:
     return [meld_to_proto(m) for m in table]
 
 
-def add_table(message: Message, field: str, table: Iterable[Meld]) -> None:
+def add_table(
+    message: Message, field: str, table: Iterable[Meld], interned_only: bool = False
+) -> None:
     """Append ``table`` to ``message``'s repeated ``Meld`` field ``field``, in place.
 
     Each meld's encoding in that field (tag, length, its codes) is kept per meld object, as
     its codes are, and the whole table is read into the message in one C call: adding a
     ``Meld`` and extending its codes per meld was half of building ValidateMove's answer (an
-    answer's table is most of its size); the bytes serialized are the same."""
+    answer's table is most of its size); the bytes serialized are the same. With
+    ``interned_only`` only the melds the parse interned are kept (a search's answer: its
+    rebuilt melds are new objects each call, which would only fill the memo)."""
     tag = _field_tag(message, field)
     known = _ENCODED.setdefault(tag, {})
-    message.MergeFromString(b"".join([_encoded(tag, known, meld) for meld in table]))
+    message.MergeFromString(b"".join([_encoded(tag, known, meld, interned_only) for meld in table]))
 
 
 _TAGS: dict[tuple[type[Message], str], bytes] = {}
@@ -225,13 +229,19 @@ def _varint(value: int) -> bytes:
 _ENCODED: dict[bytes, dict[int, tuple[Meld, bytes]]] = {}
 
 
-def _encoded(tag: bytes, known: dict[int, tuple[Meld, bytes]], meld: Meld) -> bytes:
+def _encoded(
+    tag: bytes, known: dict[int, tuple[Meld, bytes]], meld: Meld, interned_only: bool
+) -> bytes:
     entry = known.get(id(meld))
     if entry is not None and entry[0] is meld:
         return entry[1]
-    body = rummy_pb2.Meld(cards=_codes_of(meld)).SerializeToString()
+    remember = isinstance(meld, tuple) and (  # immutable: its encoding stays its encoding
+        not interned_only or INTERNED.get(id(meld)) is meld
+    )
+    codes = _codes_of(meld) if remember else tuple([tc.code for tc in meld])
+    body = rummy_pb2.Meld(cards=codes).SerializeToString()
     encoded = tag + _varint(len(body)) + body
-    if isinstance(meld, tuple):  # immutable: its encoding stays its encoding
+    if remember:
         if len(known) >= _MOST_CODES:
             known.clear()
         known[id(meld)] = (meld, encoded)
@@ -263,7 +273,7 @@ def move_to_proto(move: Move) -> rummy_pb2.RummyMove:
         knock=move.knock,
         discard=move.discard.code if move.discard is not None else "",
     )
-    add_table(message, "table", move.table)
+    add_table(message, "table", move.table, interned_only=True)
     return message
 
 

@@ -23,6 +23,8 @@ from solver.core.cards import Card, TableCard, WildValue
 from solver.core.rulesets import Ruleset
 from solver.rummy.melds import (
     CLASSIFY_CACHE_SIZE,
+    INTERNED,
+    PASSING_CACHE_SIZE,
     MeldClassification,
     RulesetKey,
     memo_by_meld_object,
@@ -107,36 +109,47 @@ def stands_key(cards: Iterable[tuple[Card, WildValue | None]]) -> StandsKey:
 
 def _before_key(classified: MeldClassification) -> StandsKey:
     # A meld before, its wilds' values read (a bare `JK` stands for one).
-    known = _BEFORE_KEYS.get(id(classified))
+    known = _BEFORE_KEYS.get(id(classified)) or _PASSING_BEFORE.get(id(classified))
     if known is not None and known[0] is classified:
         return known[1]
     reading = classified.reading
     stands = zip(classified.cards, reading.values, reading.wild, strict=True)
     key = stands_key((tc.card, v if w else None) for tc, v, w in stands)
-    _remember(_BEFORE_KEYS, classified, key)
+    _remember(_BEFORE_KEYS, _PASSING_BEFORE, classified, classified.cards, key)
     return key
 
 
 def _after_key(meld: Meld) -> StandsKey:
-    known = _AFTER_KEYS.get(id(meld))
+    known = _AFTER_KEYS.get(id(meld)) or _PASSING_AFTER.get(id(meld))
     if known is not None and known[0] is meld:
         return known[1]
     key = stands_key((tc.card, tc.value) for tc in meld)
     if isinstance(meld, tuple):  # immutable: its key stays its key
-        _remember(_AFTER_KEYS, meld, key)
+        _remember(_AFTER_KEYS, _PASSING_AFTER, meld, meld, key)
     return key
 
 
 # Keys by object id, an entry holding its object (so no other object has that id while it is
-# there): the position's classified melds and an answer's melds are mostly the same objects
-# call after call (interned by the parse and by ``position.interned_meld``), and working a
-# key out again hashes and sorts every card.
+# there), as the meld caches keep theirs (``melds.memo_by_meld_object``): a meld the parse
+# interned (a table's, or an answer's written by ``position.interned_meld``) recurs call
+# after call and is kept long; any other (a meld a search rebuilt) only in a small memo for
+# its own call. Working a key out again hashes and sorts every card.
 _BEFORE_KEYS: dict[int, tuple[MeldClassification, StandsKey]] = {}
 _AFTER_KEYS: dict[int, tuple[Meld, StandsKey]] = {}
+_PASSING_BEFORE: dict[int, tuple[MeldClassification, StandsKey]] = {}
+_PASSING_AFTER: dict[int, tuple[Meld, StandsKey]] = {}
 
 
-def _remember(memo: dict[int, tuple[T, StandsKey]], owner: T, key: StandsKey) -> None:
-    if len(memo) >= CLASSIFY_CACHE_SIZE:
+def _remember(
+    lasting: dict[int, tuple[T, StandsKey]],
+    passing: dict[int, tuple[T, StandsKey]],
+    owner: T,
+    meld: Sequence[TableCard],
+    key: StandsKey,
+) -> None:
+    interned = INTERNED.get(id(meld)) is meld
+    memo = lasting if interned else passing
+    if len(memo) >= (CLASSIFY_CACHE_SIZE if interned else PASSING_CACHE_SIZE):
         memo.clear()
     memo[id(owner)] = (owner, key)
 
