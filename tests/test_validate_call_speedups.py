@@ -168,6 +168,27 @@ def test_the_tables_kept_encodings_give_the_bytes_of_a_meld_added_at_a_time() ->
     assert _table_added([]) == _table_added_meld_by_meld([])
 
 
+def test_a_search_answers_rebuilt_melds_are_encoded_but_not_kept() -> None:
+    # A search's answer (SolveMove) keeps the encoding of interned melds only: the melds it
+    # rebuilt are new objects each call, and keeping them would grow the server's memory
+    # call after call until the memo's bound (#51: flat memory under load).
+    from solver.rummy.melds import INTERNED
+    from solver.rummy.position import Move, interned_meld
+    from solver.rummy.table_change import _AFTER_KEYS, changed_indices
+
+    kept = interned_meld(("4C", "5C", "6C"))
+    rebuilt = tuple(map(parse_table_card, ["4C", "5C", "6C"]))
+    assert INTERNED.get(id(kept)) is kept and INTERNED.get(id(rebuilt)) is not rebuilt
+    message = convert.move_to_proto(Move((kept, rebuilt)))
+    assert [list(m.cards) for m in message.table] == [["4C", "5C", "6C"]] * 2
+    encoded = convert._ENCODED[convert._field_tag(message, "table")]
+    assert encoded[id(kept)][0] is kept and id(rebuilt) not in encoded
+    assert id(rebuilt) not in convert._CODES
+    position = parse_position("carrossel", 3, [["4C", "5C", "6C"]], ["7C"])
+    assert changed_indices(position, (kept, rebuilt)) == ((), (1,))
+    assert _AFTER_KEYS[id(kept)][0] is kept and id(rebuilt) not in _AFTER_KEYS
+
+
 @pytest.mark.parametrize("value", [0, 1, 127, 128, 300, 16_383, 16_384, 2**31])
 def test_a_varint_is_protobufs_own(value: int) -> None:
     from google.protobuf.internal.encoder import _VarintBytes  # type: ignore[attr-defined]
