@@ -25,7 +25,7 @@ CLASSIFY_CACHE_SIZE = 16384  # melds: about 1 KB each, so some 16 MB when full
 PASSING_CACHE_SIZE = 1024  # melds made by a call (a solve's rebuilt table), for that call
 
 INTERNED: dict[int, tuple[TableCard, ...]] = {}
-"""The melds the parse interned (``position._interned_meld``), by id: they recur across
+"""The melds the parse interned (``position.interned_meld``), by id: they recur across
 calls, so the memos below keep them long; other tuples (a solve's rebuilt melds, new objects
 each call) recur only within their call and are kept in a small memo of their own. An entry
 holds its meld, so a live meld whose id is here is that meld."""

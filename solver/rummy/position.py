@@ -134,7 +134,7 @@ def parse_melds(melds: Sequence[Sequence[str]], path: str, errors: ProblemCollec
             errors.add(f"{path}[{m}].cards", f"at most {MAX_CARDS_PER_MELD} cards in a meld")
             continue
         try:  # every code readable (the usual case): one look-up
-            out.append(_interned_meld(tuple(meld)))
+            out.append(interned_meld(tuple(meld)))
             continue
         except NotationError:
             pass  # read again one by one, naming each bad code
@@ -157,8 +157,11 @@ _MOST_MELDS = 16384
 _ON_CLEAR: list[Callable[[], None]] = []
 
 
-def _interned_meld(codes: tuple[str, ...]) -> Meld:
-    """The meld of these codes (raises NotationError for a bad one, remembering nothing)."""
+def interned_meld(codes: tuple[str, ...]) -> Meld:
+    """The one meld object of these canonical codes (raises NotationError for a bad one,
+    remembering nothing): a request's parse, and a solver writing a meld the table or an
+    earlier answer holds, get the object the meld caches (``melds.classify``,
+    ``table_change.meld_key``, the answer's encoding) already know."""
     meld = _MELDS.get(codes)
     if meld is None:
         meld = tuple(map(parse_table_card, codes))
@@ -170,14 +173,6 @@ def _interned_meld(codes: tuple[str, ...]) -> Meld:
         _MELDS[codes] = meld
         INTERNED[id(meld)] = meld
     return meld
-
-
-def interned_meld(codes: tuple[str, ...]) -> Meld:
-    """The one meld object of these canonical codes, as a request's parse gives it: a
-    solver that writes a meld the table or an earlier answer holds gets the object the
-    meld caches (``melds.classify``, ``table_change.meld_key``, the answer's encoding)
-    already know."""
-    return _interned_meld(codes)
 
 
 def on_interned_melds_cleared(clear: Callable[[], None]) -> None:

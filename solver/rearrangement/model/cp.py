@@ -89,35 +89,39 @@ Key = TypeVar("Key", bound=Hashable)
 
 class CountsScratch(Generic[Key]):
     """A thread's own copy of a model built once for a whole deck, on which a position
-    writes its counts before the copy it solves is taken: per key (a card), a hand count's
-    upper bound and a row's right-hand side (its copies on the table). Bounds and rows are
-    wrapped once, so a write is one call into OR-Tools, not a walk from the model's proto;
-    only the numbers that differ from the last position's are written. Nothing is ever
-    added to the copy, so the wrappers stay valid."""
+    writes its counts: per key (a card), a hand count's upper bound and a row's right-hand
+    side (its copies on the table). Bounds and rows are wrapped once, so a write is one call
+    into OR-Tools, not a walk from the model's proto; only the numbers that differ from the
+    last position's are written. Nothing is ever added to the copy, so the wrappers stay
+    valid."""
 
     def __init__(self, base: FastCpModel, bounds: Mapping[Key, int], rows: Mapping[Key, int]):
         self.model = base.clone()
         proto = self.model.proto
         self._bounds = {k: proto.variables[i].domain for k, i in bounds.items()}
         self._rows = {k: proto.constraints[j].linear.domain for k, j in rows.items()}
-        self._upper: dict[Key, int] = {}  # the bounds written, where not 0
-        self._sides: dict[Key, int] = {}  # the right-hand sides written, where not 0
+        # The numbers written, where not 0 (none at first: the base's zeros); None: unknown,
+        # after a write that stopped part-way, so the next one writes every key again.
+        self._upper: dict[Key, int] | None = {}
+        self._sides: dict[Key, int] | None = {}
 
     def write(self, upper: Mapping[Key, int], sides: Mapping[Key, int]) -> FastCpModel:
         """Each key's bound (0 where ``upper`` has none) and each row's right-hand side (0
         where ``sides`` has none)."""
-        for key in self._upper.keys() - upper.keys():
+        was_upper = dict.fromkeys(self._bounds, -1) if self._upper is None else self._upper
+        was_sides = dict.fromkeys(self._rows, -1) if self._sides is None else self._sides
+        self._upper = self._sides = None
+        for key in was_upper.keys() - upper.keys():
             self._bounds[key][1] = 0
         for key, n in upper.items():
-            if self._upper.get(key) != n:
+            if was_upper.get(key) != n:
                 self._bounds[key][1] = n
-        self._upper = dict(upper)
-        for key in self._sides.keys() - sides.keys():
+        for key in was_sides.keys() - sides.keys():
             row = self._rows[key]
             row[0] = row[1] = 0
         for key, n in sides.items():
-            if self._sides.get(key) != n:
+            if was_sides.get(key) != n:
                 row = self._rows[key]
                 row[0] = row[1] = n
-        self._sides = dict(sides)
+        self._upper, self._sides = dict(upper), dict(sides)
         return self.model

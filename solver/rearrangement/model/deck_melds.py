@@ -39,7 +39,7 @@ from ortools.sat.python import cp_model
 
 from solver.core.cards import JOKER_CARD, Card, TableCard, WildValue
 from solver.core.rulesets import AceRule, DeckSpec, Ruleset, SuitRule
-from solver.rearrangement.model.cp import FastCpModel, thread_scratch
+from solver.rearrangement.model.cp import CountsScratch, FastCpModel, thread_scratch
 from solver.rummy.position import Move, Position, interned_meld
 
 # The rulesets whose single best move is searched on this model. Each must be a
@@ -250,28 +250,28 @@ def build(position: Position, measure: Measure) -> MeldChoice | None:
     if len(position.table) > len(deck.keep_vars):
         return None
     scratch = thread_scratch(_SCRATCH, deck, lambda: _Scratch(deck))
-    scratch.write(position)
+    scratch.write_position(position)
     return MeldChoice(scratch.model, deck, deck.keep_vars[: len(position.table)])
 
 
 Held = tuple[tuple[int, int], ...]  # the melds before holding a card: (keep flag, copies)
+_UNKNOWN: Held = ((-1, -1),)
 
 
-class _Scratch:
+class _Scratch(CountsScratch[Card]):
     """A thread's own copy of a deck's model, solved as it is once a position has written
-    its numbers into it: the hand's bounds, the table's copies of each card (the rows'
-    right-hand sides), the keep flags of its melds and, in each card's row, the flags of the
-    melds holding it. Every place written is wrapped once, and only what differs from the
-    last position's numbers is written: a position costs about as many calls into OR-Tools
-    as it has cards, and no copy of the model is made (bench/HISTORY.md)."""
+    its numbers into it: the hand's bounds and the table's copies of each card (the rows'
+    right-hand sides, ``CountsScratch``), the keep flags of its melds and, in each card's
+    row, the flags of the melds holding it. Every place written is wrapped once, and only
+    what differs from the last position's numbers is written: a position costs about as
+    many calls into OR-Tools as it has cards, and no copy of the model is made
+    (bench/HISTORY.md)."""
 
     def __init__(self, deck: DeckMelds) -> None:
+        super().__init__(deck.model, deck.hand_vars, deck.rows)
         self.deck = deck
-        self.model = deck.model.clone()
         proto = self.model.proto
         variables, constraints = proto.variables, proto.constraints
-        self._bounds = {c: variables[i].domain for c, i in deck.hand_vars.items()}
-        self._sides = {c: constraints[j].linear.domain for c, j in deck.rows.items()}
         self._row_vars = {c: constraints[j].linear.vars for c, j in deck.rows.items()}
         self._row_coeffs = {c: constraints[j].linear.coeffs for c, j in deck.rows.items()}
         self._flags = [variables[i].domain for i in deck.keep_vars]
@@ -279,14 +279,13 @@ class _Scratch:
             None if deck.went_out_row is None else constraints[deck.went_out_row].linear.domain
         )
         self._objective = proto.objective.coeffs
-        # What is written now (the template's zeros at first); None: unknown, after a write
-        # that stopped part-way, so the next one writes every place again.
-        self._written: tuple[dict[Card, int], dict[Card, int], dict[Card, Held], int] | None
-        self._written = ({}, {}, {}, 0)
+        # The melds holding each card and the flags free (none at first); None: unknown, as
+        # the counts' (``CountsScratch``).
+        self._held: dict[Card, Held] | None = {}
+        self._melds = 0
 
-    def write(self, position: Position) -> None:
-        hand = Counter(c for c in position.hand if not c.is_joker)
-        table = position.table_cards()
+    def write_position(self, position: Position) -> None:
+        self.write(Counter(c for c in position.hand if not c.is_joker), position.table_cards())
         held: dict[Card, list[tuple[int, int]]] = {}
         for flag, meld in zip(self.deck.keep_vars, position.table, strict=False):
             for tc in meld:
@@ -297,30 +296,13 @@ class _Scratch:
                     holders.append((flag, 1))
         holding = {card: tuple(holders) for card, holders in held.items()}
         melds = len(position.table)
-        written, self._written = self._written, None
-        if written is None:
-            unknown: Held = ((-1, -1),)
-            written = (
-                dict.fromkeys(self._bounds, -1),
-                dict.fromkeys(self._sides, -1),
-                dict.fromkeys(self._sides, unknown),
-                0,
-            )
+        was_held, was_melds = self._held, self._melds
+        self._held = None
+        if was_held is None:
+            was_held = dict.fromkeys(self._row_vars, _UNKNOWN)
             for flag in self._flags[melds:]:
                 flag[1] = 0
-        upper, sides, was_held, was_melds = written
-        for card in upper.keys() - hand.keys():
-            self._bounds[card][1] = 0
-        for card, n in hand.items():
-            if upper.get(card) != n:
-                self._bounds[card][1] = n
-        for card in sides.keys() - table.keys():
-            side = self._sides[card]
-            side[0] = side[1] = 0
-        for card, n in table.items():
-            if sides.get(card) != n:
-                side = self._sides[card]
-                side[0] = side[1] = n
+            was_melds = 0
         for card in was_held.keys() | holding.keys():
             now = holding.get(card, ())
             if was_held.get(card, ()) != now:
@@ -331,7 +313,7 @@ class _Scratch:
         if self._went_out is not None and self.deck.went_out_term is not None:
             self._went_out[0] = len(position.hand)
             self._objective[self.deck.went_out_term] = -self.deck.weight * (len(position.hand) + 1)
-        self._written = (dict(hand), dict(table), holding, melds)
+        self._held, self._melds = holding, melds
 
     def _hold(self, card: Card, holders: Held) -> None:
         """Write the melds holding ``card`` into its row's holder terms (a spare where none)."""
