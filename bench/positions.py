@@ -286,11 +286,16 @@ SIZES: dict[str, tuple[int, int]] = {
     "large": (70, 100),
     "fit": (70, 100),
     "hard": (70, 100),
+    "jokers": (30, 60),
 }
 """The benchmark's table sizes in cards: ≤ 20, 30-60 and 70-100; ``fit`` is large tables
 with hands that fit them (``fitting_hand``), the hard case of real play; ``hard`` is the
 same tables with hands that fit only through rearrangements: splits, two-card joins,
-released wilds, run ends given up to groups (``rearranging_hand``)."""
+released wilds, run ends given up to groups (``rearranging_hand``); ``jokers`` is mid tables
+holding 1-2 jokers (Rummikub's only positions with table jokers)."""
+
+DEFAULT_SIZES = ("small", "mid", "large", "fit", "hard")
+"""The sizes a bench runs when not told (``jokers`` only when asked)."""
 
 FIT_HAND = (8, 14)
 """Hand sizes of the ``fit`` positions."""
@@ -437,7 +442,8 @@ def bench_positions(ruleset_id: str, size: str, n: int, seed: int) -> list[Posit
     """``n`` benchmark positions of one ruleset and table size, the same for the same seed.
 
     Rummikub positions hold jokers only on the rack (0-2): a table joker keeps its value with
-    us (R5) but is free for rummikub-solver, so answers would legitimately differ. Carrossel
+    us (R5) but is free for rummikub-solver, so answers would legitimately differ; ``jokers``
+    positions hold 1-2 on the table (and 0-1 more on the rack) of any ruleset. Carrossel
     positions hold 0-2 jokers anywhere. Mexe-mexe's deck has no jokers: its positions hold
     1-8 wild 2s written on the table (``2H=7S``), the slowest class of position we know
     (docs/solver.md), and a card drawn (R8).
@@ -452,6 +458,9 @@ def bench_positions(ruleset_id: str, size: str, n: int, seed: int) -> list[Posit
     for i in range(n):
         jokers = rng.choices((0, 1, 2), weights=(5, 3, 2))[0]
         on_table = 0 if ruleset_id == "rummikub" else rng.randint(0, jokers)
+        if size == "jokers":
+            on_table = rng.choice((1, 2))
+            jokers = on_table + rng.randint(0, 2 - on_table)
         twos = rng.randint(1, 8) if ruleset_id == "mexe-mexe" else 0
         out.append(
             random_position(

@@ -46,7 +46,8 @@ os.environ.setdefault("MKL_NUM_THREADS", "1")
 if __package__ in (None, ""):  # ``python bench/solve_bench.py``
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.positions import HAND_SIZES, SIZES, PositionSpec, bench_positions
+from bench.positions import DEFAULT_SIZES, HAND_SIZES, SIZES, PositionSpec, bench_positions
+from solver.core.cards import JOKER_CARD
 from solver.rearrangement.search import Objective, default_objective, solve_move
 from solver.rummy.position import Position
 
@@ -193,8 +194,7 @@ def run(
                     if played == theirs.count:
                         row.same += 1
                         continue
-                    widened = their_answer(position, JokerModel.ANYWHERE)  # not timed
-                    if played == widened.count > theirs.count:
+                    if _explained(position, played, theirs.count):
                         row.explained += 1
                     else:
                         row.unexplained.append(_mismatch(spec, played, theirs.describe()))
@@ -207,6 +207,24 @@ def run(
         return rows
     finally:
         gc.unfreeze()
+
+
+def _explained(position: Position, ours: int, theirs: int) -> bool:
+    """Whether rummikub-solver's rules explain why it placed ``theirs`` tiles where we
+    placed ``ours`` (its programs re-solved, not timed)."""
+    from tests.reference.rummikub_adapter import JokerModel, their_answer
+
+    widened = their_answer(position, JokerModel.ANYWHERE).count  # its joker restriction lifted
+    if not position.table_cards()[JOKER_CARD]:
+        return ours == widened > theirs
+    # Its table jokers are free where ours keep their value (R5): ours lies between its
+    # program with them fixed as naturals (where each stands for one tile: none in a group)
+    # and with them free.
+    try:
+        fixed = their_answer(position, JokerModel.TABLE_JOKERS_FIXED).count
+    except ValueError:  # a group's joker: no single natural stands for it
+        fixed = 0
+    return fixed <= ours <= widened
 
 
 def _mismatch(spec: PositionSpec, ours: int, theirs: str) -> str:
@@ -268,7 +286,8 @@ def report(rows: Sequence[Row], out: TextIO, cpu_time: bool = False) -> None:
     say(
         "ratio = theirs p50 / ours p50, p90 ratio = theirs p90 / ours p90 (> 1: we are "
         "faster); same = equal tiles placed; restr. = we place more only because of its joker "
-        "restriction; mismatch = unexplained"
+        "restriction, or (table jokers) between its program with them fixed and with them "
+        "free; mismatch = unexplained"
     )
     for row in compared:
         for line in row.unexplained:
@@ -347,7 +366,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=",".join(RULESETS),
         help=f"comma-separated, of {', '.join(HAND_SIZES)}",
     )
-    parser.add_argument("--sizes", default=",".join(SIZES), help="comma-separated")
+    parser.add_argument(
+        "--sizes", default=",".join(DEFAULT_SIZES), help=f"comma-separated, of {', '.join(SIZES)}"
+    )
     parser.add_argument("--no-reference", action="store_true", help="skip rummikub-solver")
     parser.add_argument(
         "--grpc",

@@ -38,6 +38,15 @@ def test_bench_times_mexe_mexe_with_wild_twos_on_the_table(
     assert "mexe-mexe  small" in out and "rummikub" not in out, out
 
 
+def test_bench_times_rummikub_with_table_jokers(capsys: pytest.CaptureFixture[str]) -> None:
+    # Its table jokers are free where ours keep their value (R5): a difference within its
+    # bounds is counted apart, never a mismatch (the bench exits 1 on one).
+    out = _bench(capsys, "--n", "6", "--rulesets", "rummikub", "--sizes", "jokers")
+    assert "rummikub   jokers" in out, out
+    for spec in bench_positions("rummikub", "jokers", 6, 1):
+        assert 1 <= sum(code.startswith("JK") for meld in spec.table for code in meld) <= 2
+
+
 def test_bench_positions_put_wild_twos_on_mexe_mexe_tables() -> None:
     """bench_positions("mexe-mexe"): 1-8 table melds each hold a 2 of the stock standing for
     one of its cards, its value written (R5), within the deck's two copies of each card."""

@@ -77,8 +77,12 @@ def test_a_fresh_warm_up_builds_each_deck_model_once(monkeypatch: pytest.MonkeyP
     models, pools = dict(deck._DECK_MODELS), dict(pool_deck._DECK_POOLS)
     assert {key[2] for key in models} == {0, 1, 2}  # Rummikub's rack jokers
     melds = dict(deck_melds._MODELS)
+    # Per count of jokers on the rack and on the table (two in the deck), and objective.
     assert {key[2:] for key in melds} == {
-        (jokers, measure) for jokers in (0, 1, 2) for measure in deck_melds.Measure
+        (rack, table, measure)
+        for rack in (0, 1, 2)
+        for table in range(3 - rack)
+        for measure in deck_melds.Measure
     }
     assert len(pools) == len(RULESETS["mexe-mexe"].decks)
     warm.warm_up(RULESETS.values())

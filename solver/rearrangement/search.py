@@ -343,7 +343,16 @@ def _solve_deck_melds(
         return None
     budget.record(solver, status, primary=True)
     move = deck_melds.read(position, choice, list(solver.response_proto.solution))
-    moves = (_checked(position, move),) if move is not None else ()
+    moves: tuple[SolvedMove, ...] = ()
+    if move is not None and choice.deck.table_jokers is not None:
+        # With jokers on the table the model holds every legal move and perhaps a few that
+        # move a joker R5 does not release: its best is the answer only where it is legal.
+        verdict = validate_move(position, move)
+        if not verdict.legal:
+            return None
+        moves = (solved_move(position, move, verdict),)
+    elif move is not None:
+        moves = (_checked(position, move),)
     stats = SolveStats(
         wall_time_ms=(time.monotonic() - started) * 1000.0,
         status=_status(bool(moves), True),

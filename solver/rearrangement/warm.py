@@ -2,11 +2,11 @@
 
 The searches build the deck's models lazily: Rummikub's turn model of the whole deck, one
 per number of rack jokers (``model/deck.py``, 45-110 ms each), its model of the deck's melds,
-one per number of rack jokers and objective (``model/deck_melds.py``), and mexe-mexe's pool
-of the whole deck for its suggestions (``model/pool_deck.py``). Without a warm-up, the first calls
-of a fresh server pay for them: its first Rummikub SolveMove calls took 56-61 ms where the
-same positions took 5-6 ms once built. ``carrossel serve`` calls ``warm_up`` before it
-listens, so no call waits for them.
+one per objective and number of jokers on the rack and the table (``model/deck_melds.py``),
+and mexe-mexe's pool of the whole deck for its suggestions (``model/pool_deck.py``). Without
+a warm-up, the first calls of a fresh server pay for them: its first Rummikub SolveMove calls
+took 56-61 ms where the same positions took 5-6 ms once built. ``carrossel serve`` calls
+``warm_up`` before it listens, so no call waits for them.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def warm_up(rulesets: Iterable[Ruleset]) -> int:
                 for jokers in range(cards[JOKER_CARD] + 1):
                     hand = (*naturals[:1], *[JOKER_CARD] * jokers)
                     built += _build(rs, players, hand, ModelOptions(max_new_melds=None), pool=False)
-                    built += _build_deck_melds(rs, players, hand)
+                built += _build_deck_melds(rs, players, tuple(naturals[:1]))
                 # One solve: CP-SAT's first in the process, the referee's and the rebuild's
                 # first use cost a first call 2-3 ms more.
                 solve_move(Position(rs, players, (), hand, Turn(has_opened=True)))
@@ -57,14 +57,13 @@ def warm_up(rulesets: Iterable[Ruleset]) -> int:
 
 
 def _build_deck_melds(rs: Ruleset, players: int, hand: tuple[Card, ...]) -> int:
-    """Build the single best move's models of the deck's melds, one per objective
-    (``deck_melds.deck_melds``), where they apply; how many were built."""
+    """Build the single best move's models of the deck's melds, one per objective and
+    count of jokers on the rack and the table (``deck_melds.build_every_model``), where they
+    apply; how many were built."""
     position = Position(rs, players, (), hand, Turn(has_opened=True))
     if not deck_melds.applies(position):
         return 0
-    for measure in deck_melds.Measure:
-        deck_melds.deck_melds(position, measure)
-    return len(deck_melds.Measure)
+    return deck_melds.build_every_model(rs, players)
 
 
 def _build(

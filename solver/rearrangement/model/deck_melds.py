@@ -35,17 +35,20 @@ from dataclasses import dataclass
 from enum import Enum
 from itertools import combinations
 
-from ortools.sat.python import cp_model
+from ortools.sat.python import cp_model, cp_model_helper
 
 from solver.core.cards import JOKER_CARD, Card, TableCard, WildValue
 from solver.core.rulesets import AceRule, DeckSpec, Ruleset, SuitRule
 from solver.rearrangement.model.cp import CountsScratch, FastCpModel, thread_scratch
+from solver.rearrangement.wilds import before_wilds
 from solver.rummy.position import Move, Position, interned_meld
 
 # The rulesets whose single best move is searched on this model. Each must be a
 # same-suit, ace-low ruleset with unlimited new melds (``applies`` checks it again).
 DECK_MELD_RULESETS = frozenset({"rummikub"})
-MAX_RACK_JOKERS = 2  # with more, a meld of three places could hold no natural card (R4)
+# Jokers on the rack and the table together: with more, a meld of three places could hold
+# no natural card (R4).
+MAX_JOKERS = 2
 SHORTEST_SPLIT_RUN = 5  # every run of 6 or more is runs of 3-5: no longer shape is needed
 
 
@@ -81,10 +84,28 @@ def applies(position: Position) -> bool:
         and rules.group_suits_distinct
         # Before the opening only new melds from the rack count (R8): the turn model's.
         and (not rs.rearrangement.opening_points or position.turn.has_opened)
-        and all(tc.value is None and tc.card.is_ordinary for meld in position.table for tc in meld)
-        and position.hand.count(JOKER_CARD) <= MAX_RACK_JOKERS
         and all(c.is_ordinary or c.is_joker for c in position.hand)
+        and (table_jokers := _table_jokers(position)) is not None
+        and table_jokers + position.hand.count(JOKER_CARD) <= MAX_JOKERS
     )
+
+
+def _table_jokers(position: Position) -> int | None:
+    """The table's jokers; None where it holds another wild, which the model has no place
+    for (in these rulesets only jokers are wild)."""
+    jokers = 0
+    for meld in position.table:
+        for tc in meld:
+            if tc.card.is_joker:
+                jokers += 1
+            elif tc.value is not None or not tc.card.is_ordinary:
+                return None
+    return jokers
+
+
+def _jokers(position: Position) -> tuple[int, int]:
+    """The jokers on the rack and on the table of a position the model applies to."""
+    return position.hand.count(JOKER_CARD), _table_jokers(position) or 0
 
 
 def deck_shapes(rs: Ruleset, players: int) -> tuple[Shape, ...]:
@@ -126,27 +147,63 @@ class DeckMelds:
     spare_vars: tuple[int, ...]  # per holder term: the variable (fixed at 0) of an unused one
     went_out_row: int | None  # GO_OUT: "went out: every hand card played", its index
     went_out_term: int | None  # GO_OUT: the flag's place in the objective
+    jokers_played: int | None  # the rack's jokers played, its index (None: no joker in play)
+    scale: int  # what the objective's terms are multiplied by (below them: jokers moved)
+    table_jokers: TableJokerRows | None  # where jokers lie on the table before
 
 
-_MODELS: dict[tuple[str, DeckSpec | None, int, Measure], DeckMelds] = {}
+@dataclass(frozen=True)
+class TableJokerRows:
+    """The rows of a model for a table holding jokers, written whole by each position.
+
+    A table joker stays in its kept meld, or keeps its value in a place of a card it may
+    stand for, or is *moved* to any place. R5 moves it only when released by a natural of its
+    value played from the hand; the model asks only for that natural to be played (not that
+    it goes into the joker's place in a meld continuing the joker's), so it holds every
+    legal move and perhaps a few more: a solution the referee refuses is left to the turn
+    model (``search``). Per joker: ``moved + keep <= 1``; ``moved <= naturals of its value
+    played``; ``1 - keep - moved <= jokers in places of its value``; with two jokers the
+    same for both together (Hall's condition: each needs its own natural and place)."""
+
+    moved: tuple[int, ...]  # per table joker: its "moved" flag's index
+    keep_rows: tuple[int, ...]  # per table joker
+    release_rows: tuple[int, ...]  # per table joker, then both together
+    place_rows: tuple[int, ...]  # per table joker, then both together
+
+
+_MODELS: dict[tuple[str, DeckSpec | None, int, int, Measure], DeckMelds] = {}
 _BUILDING = threading.Lock()
 
 
 def deck_melds(position: Position, measure: Measure) -> DeckMelds:
-    """The deck's model for this ruleset, rack's jokers and measure, built once."""
-    rs = position.ruleset
-    jokers = position.hand.count(JOKER_CARD)
-    key = (rs.id, rs.deck_spec(position.players), jokers, measure)
+    """The deck's model for this ruleset, rack's and table's jokers and measure, built once."""
+    rack, table = _jokers(position)
+    return _model(position.ruleset, position.players, rack, table, measure)
+
+
+def build_every_model(rs: Ruleset, players: int) -> int:
+    """Build the models of every count of jokers on the rack and the table and every
+    measure (a server's warm-up); how many there are."""
+    jokers = min(MAX_JOKERS, rs.deck(players)[JOKER_CARD])
+    counts = [(rack, table) for rack in range(jokers + 1) for table in range(jokers + 1 - rack)]
+    for rack, table in counts:
+        for measure in Measure:
+            _model(rs, players, rack, table, measure)
+    return len(counts) * len(Measure)
+
+
+def _model(rs: Ruleset, players: int, rack: int, table: int, measure: Measure) -> DeckMelds:
+    key = (rs.id, rs.deck_spec(players), rack, table, measure)
     built = _MODELS.get(key)
     if built is None:
         with _BUILDING:
             built = _MODELS.get(key)
             if built is None:
-                built = _MODELS[key] = _build(rs, position.players, jokers, measure)
+                built = _MODELS[key] = _build(rs, players, rack, table, measure)
     return built
 
 
-def _build(rs: Ruleset, players: int, jokers: int, measure: Measure) -> DeckMelds:
+def _build(rs: Ruleset, players: int, rack: int, table: int, measure: Measure) -> DeckMelds:
     model = FastCpModel()
     rules = rs.melds
     deck = rs.deck(players)
@@ -159,6 +216,7 @@ def _build(rs: Ruleset, players: int, jokers: int, measure: Measure) -> DeckMeld
     hand_vars: dict[Card, cp_model.IntVar] = {}
     joker_vars: dict[Card, cp_model.IntVar] = {}
     rows: dict[Card, int] = {}
+    jokers = rack + table
     for card in sorted(places):
         hand_vars[card] = model.new_int_var(0, 0, "")  # a position writes its hand's bound
         out = [hand_vars[card]]
@@ -172,8 +230,12 @@ def _build(rs: Ruleset, players: int, jokers: int, measure: Measure) -> DeckMeld
     if jokers:
         # The jokers played as one count in the objective, not each place they fill: CP-SAT
         # proves the median position about a seventh sooner (bench/HISTORY.md).
-        jokers_played = model.new_int_var(0, jokers, "")
-        model.add(cp_model.LinearExpr.sum(list(joker_vars.values())) == jokers_played)
+        jokers_played = model.new_int_var(0, rack, "")
+        if table:
+            # The table's jokers (the right-hand side) are in the places jokers fill or in
+            # the kept melds holding them (their terms, as a card's row).
+            rows[JOKER_CARD] = len(model.proto.constraints)
+        model.add(cp_model.LinearExpr.sum(list(joker_vars.values())) - jokers_played == 0)
     # One unit of the primary outweighs every meld kept: a table holds fewer melds than
     # the deck has cards for, and no keep flag is worth as much as one unit.
     weight = sum(deck.values()) // min(rules.min_sequence, rules.group_min) + 1
@@ -204,6 +266,14 @@ def _build(rs: Ruleset, players: int, jokers: int, measure: Measure) -> DeckMeld
         row.vars.extend([v.index for v in spare_vars])
         row.coeffs.extend([1] * len(spare_vars))
     terms.extend((v, -1) for v in keep_vars)
+    went_out_term = len(terms) - len(keep_vars) - 1 if went_out is not None else None
+    table_jokers, scale = None, 1
+    if table:
+        # Below one meld kept, a table joker that keeps its value: where both are as good,
+        # the move R5 allows without asking whether the joker was released.
+        table_jokers, scale = _table_joker_rows(model, table), table + 1
+        terms = [(v, c * scale) for v, c in terms]
+        terms.extend((model.get_int_var_from_proto_index(m), 1) for m in table_jokers.moved)
     objective = model.proto.objective
     objective.vars.extend([v.index for v, _ in terms])
     objective.coeffs.extend([c for _, c in terms])  # minimised: a maximisation's sign
@@ -221,8 +291,28 @@ def _build(rs: Ruleset, players: int, jokers: int, measure: Measure) -> DeckMeld
         holder_terms=holder_terms,
         spare_vars=tuple(v.index for v in spare_vars),
         went_out_row=went_out_row,
-        went_out_term=len(terms) - len(keep_vars) - 1 if went_out is not None else None,
+        went_out_term=went_out_term,
+        scale=scale,
+        jokers_played=None if jokers_played is None else jokers_played.index,
+        table_jokers=table_jokers,
     )
+
+
+def _table_joker_rows(model: FastCpModel, table: int) -> TableJokerRows:
+    """The rows of ``TableJokerRows``, their terms but the flags left for each position."""
+    moved = [model.new_bool_var("") for _ in range(table)]
+    both = [moved] if table > 1 else []
+
+    def rows(upper: int) -> tuple[int, ...]:
+        start = len(model.proto.constraints)
+        for flags in [[m] for m in moved] + both:
+            model.add(cp_model.LinearExpr.sum(flags) <= upper * len(flags))
+        return tuple(range(start, len(model.proto.constraints)))
+
+    keep_rows = tuple(len(model.proto.constraints) + j for j in range(table))
+    for m in moved:
+        model.add(m <= 1)
+    return TableJokerRows(tuple(m.index for m in moved), keep_rows, rows(0), rows(-1))
 
 
 def _value(rs: Ruleset, card: Card, measure: Measure) -> int:
@@ -279,6 +369,7 @@ class _Scratch(CountsScratch[Card]):
             None if deck.went_out_row is None else constraints[deck.went_out_row].linear.domain
         )
         self._objective = proto.objective.coeffs
+        self._suits = sorted({card.suit for card in deck.hand_vars})
         # The melds holding each card and the flags free (none at first); None: unknown, as
         # the counts' (``CountsScratch``).
         self._held: dict[Card, Held] | None = {}
@@ -310,10 +401,53 @@ class _Scratch(CountsScratch[Card]):
         # The flags of this table's melds free, the rest fixed at 0 (from the first that differs).
         for k in range(min(melds, was_melds), max(melds, was_melds)):
             self._flags[k][1] = 1 if k < melds else 0
+        if self.deck.table_jokers is not None:
+            self._write_table_jokers(position, self.deck.table_jokers)
         if self._went_out is not None and self.deck.went_out_term is not None:
             self._went_out[0] = len(position.hand)
-            self._objective[self.deck.went_out_term] = -self.deck.weight * (len(position.hand) + 1)
+            weight = self.deck.weight * self.deck.scale
+            self._objective[self.deck.went_out_term] = -weight * (len(position.hand) + 1)
         self._held, self._melds = holding, melds
+
+    def _write_table_jokers(self, position: Position, rows: TableJokerRows) -> None:
+        """The rows of ``TableJokerRows`` for this table's jokers, each written whole."""
+        deck, constraints = self.deck, self.model.proto.constraints
+        suits = self._suits
+        keeps: list[int] = []
+        values: list[tuple[Card, ...]] = []
+        for wild in before_wilds(position):
+            keeps.append(deck.keep_vars[wild.meld])
+            value = wild.value
+            # A joker of a run stands for one card; one of a group for its rank in any suit
+            # (R4: it may take any missing suit there, and keep its rank elsewhere).
+            values.append(
+                (Card(value.rank, value.suit, ""),)
+                if value.suit
+                else tuple(Card(value.rank, suit, "") for suit in suits)
+            )
+        moved = rows.moved
+        if len(keeps) != len(moved):  # applies() counted the jokers the parse read as wilds
+            raise AssertionError(f"{len(keeps)} table wilds for {len(moved)} table jokers")
+        groups = [[j] for j in range(len(moved))] + (
+            [list(range(len(moved)))] if len(moved) > 1 else []
+        )
+        for j in range(len(moved)):
+            _write_row(constraints[rows.keep_rows[j]].linear, [(moved[j], 1), (keeps[j], 1)])
+        for row, jokers in zip(rows.release_rows, groups, strict=True):
+            cards = {c: None for j in jokers for c in values[j]}
+            _write_row(
+                constraints[row].linear,
+                [(moved[j], 1) for j in jokers] + [(deck.hand_vars[c], -1) for c in cards],
+            )
+        for row, jokers in zip(rows.place_rows, groups, strict=True):
+            cards = {c: None for j in jokers for c in values[j]}
+            flags = Counter(keeps[j] for j in jokers)
+            _write_row(
+                constraints[row].linear,
+                [(moved[j], -1) for j in jokers]
+                + [(flag, -n) for flag, n in flags.items()]
+                + [(deck.joker_vars[c], -1) for c in cards],
+            )
 
     def _hold(self, card: Card, holders: Held) -> None:
         """Write the melds holding ``card`` into its row's holder terms (a spare where none)."""
@@ -327,6 +461,14 @@ class _Scratch(CountsScratch[Card]):
             row_coeffs[start + k] = copies
 
 
+def _write_row(row: cp_model_helper.LinearConstraintProto, terms: list[tuple[int, int]]) -> None:
+    """A linear row's terms, all of them (its bounds stay)."""
+    row.vars.clear()
+    row.coeffs.clear()
+    row.vars.extend([v for v, _ in terms])
+    row.coeffs.extend([c for _, c in terms])
+
+
 def read(position: Position, choice: MeldChoice, solution: list[int]) -> Move | None:
     """The table a solution describes (None: it plays no hand card): the kept melds as they
     were, then the new melds, a joker in the place of each card it fills, runs of one suit
@@ -334,7 +476,11 @@ def read(position: Position, choice: MeldChoice, solution: list[int]) -> Move | 
     parse gives it (``position.interned_meld``), so the re-check and the answer find it in
     their caches."""
     deck = choice.deck
-    if not any(solution[i] for i in (*deck.hand_vars.values(), *deck.joker_vars.values())):
+    played = (
+        *deck.hand_vars.values(),
+        *(() if deck.jokers_played is None else (deck.jokers_played,)),
+    )
+    if not any(solution[i] for i in played):
         return None
     kept = [position.table[m] for m, flag in enumerate(choice.keeps) if solution[flag]]
     new: list[tuple[Shape, list[str]]] = []
