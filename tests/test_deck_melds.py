@@ -349,6 +349,30 @@ def test_r5_seed_a_five_and_a_nine_release_the_joker() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("table", "hand", "kept"),
+    [
+        # 7C takes the run's joker's place (R5: released), which then joins 3D 4D.
+        (["5C 6C JK=7C", "10H JH QH"], "7C 3D 4D", "5C 6C 7C"),
+        # 8C takes the group's joker's place; the joker, a 7 now, joins 5D 6D.
+        (["8H 8S JK=8", "10H JH QH"], "8C 5D 6D", "8H 8S 8C"),
+    ],
+    ids=["run", "group"],
+)
+def test_r5_a_release_is_answered_on_the_deck_melds(
+    table: list[str], hand: str, kept: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    position = rummikub(table, hand)
+    monkeypatch.setattr(search, "_turn_model", _never)  # no fall-back: the deck's melds
+    result = solve_move(position)
+    best = result.moves[0]
+    assert result.optimal and best.cards_played == 3  # none without the release
+    assert validate_move(position, best.move).legal
+    melds = [sorted(tc.code for tc in meld) for meld in best.move.table]
+    assert sorted(kept.split()) in melds, melds
+    assert any("JK=" in code and code.endswith("D") for meld in melds for code in meld), melds
+
+
 def test_r5_an_unreleased_table_joker_moves_keeping_its_value() -> None:
     # 9C takes the run's end; the joker (8C) keeps its value in the group of 8s.
     position = rummikub(["5C 6C 7C JK=8C", "8D 8H 8S"], "9C")

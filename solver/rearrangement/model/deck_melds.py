@@ -163,12 +163,17 @@ class TableJokerRows:
     legal move and perhaps a few more: a solution the referee refuses is left to the turn
     model (``search``). Per joker: ``moved + keep <= 1``; ``moved <= naturals of its value
     played``; ``1 - keep - moved <= jokers in places of its value``; with two jokers the
-    same for both together (Hall's condition: each needs its own natural and place)."""
+    same for both together (Hall's condition: each needs its own natural and place). And
+    ``moved <= melds that can continue its meld with that natural``: a run's joker is
+    released into a run holding its tile, a group's into a group of its rank (a run holds one
+    tile of a rank, so a natural of the joker's rank continues a group only in a group, and a
+    run only in a run). Not for both together: one meld may take both naturals."""
 
     moved: tuple[int, ...]  # per table joker: its "moved" flag's index
     keep_rows: tuple[int, ...]  # per table joker
     release_rows: tuple[int, ...]  # per table joker, then both together
     place_rows: tuple[int, ...]  # per table joker, then both together
+    meld_rows: tuple[int, ...]  # per table joker: a meld for its releasing natural
 
 
 _MODELS: dict[tuple[str, DeckSpec | None, int, int, Measure], DeckMelds] = {}
@@ -312,7 +317,11 @@ def _table_joker_rows(model: FastCpModel, table: int) -> TableJokerRows:
     keep_rows = tuple(len(model.proto.constraints) + j for j in range(table))
     for m in moved:
         model.add(m <= 1)
-    return TableJokerRows(tuple(m.index for m in moved), keep_rows, rows(0), rows(-1))
+    release, place = rows(0), rows(-1)
+    meld_rows = tuple(len(model.proto.constraints) + j for j in range(table))
+    for m in moved:
+        model.add(m <= 0)
+    return TableJokerRows(tuple(m.index for m in moved), keep_rows, release, place, meld_rows)
 
 
 def _value(rs: Ruleset, card: Card, measure: Measure) -> int:
@@ -370,6 +379,16 @@ class _Scratch(CountsScratch[Card]):
         )
         self._objective = proto.objective.coeffs
         self._suits = sorted({card.suit for card in deck.hand_vars})
+        # The shapes' counts a released joker's natural may go into: per card, the runs
+        # holding it; per rank, its groups.
+        self._runs_holding: dict[Card, list[int]] = {}
+        self._groups_of: dict[int, list[int]] = {}
+        for shape, var in zip(deck.shapes, deck.shape_vars, strict=True):
+            if shape.run:
+                for card in shape.cards:
+                    self._runs_holding.setdefault(card, []).append(var)
+            else:
+                self._groups_of.setdefault(shape.cards[0].rank, []).append(var)
         # The melds holding each card and the flags free (none at first); None: unknown, as
         # the counts' (``CountsScratch``).
         self._held: dict[Card, Held] | None = {}
@@ -415,7 +434,8 @@ class _Scratch(CountsScratch[Card]):
         suits = self._suits
         keeps: list[int] = []
         values: list[tuple[Card, ...]] = []
-        for wild in before_wilds(position):
+        wilds = before_wilds(position)
+        for wild in wilds:
             keeps.append(deck.keep_vars[wild.meld])
             value = wild.value
             # A joker of a run stands for one card; one of a group for its rank in any suit
@@ -438,6 +458,13 @@ class _Scratch(CountsScratch[Card]):
             _write_row(
                 constraints[row].linear,
                 [(moved[j], 1) for j in jokers] + [(deck.hand_vars[c], -1) for c in cards],
+            )
+        for j, wild in enumerate(wilds):
+            run = wild.value.suit is not None
+            melds = self._runs_holding[values[j][0]] if run else self._groups_of[wild.value.rank]
+            _write_row(
+                constraints[rows.meld_rows[j]].linear,
+                [(moved[j], 1)] + [(v, -1) for v in melds],
             )
         for row, jokers in zip(rows.place_rows, groups, strict=True):
             cards = {c: None for j in jokers for c in values[j]}
