@@ -151,17 +151,14 @@ def test_the_deck_model_is_never_written_by_a_position() -> None:
     assert str(built.model.proto) == before
 
 
-@pytest.mark.parametrize(
-    ("table", "hand", "opened"),
-    [
-        (["7C 8C 9C"], "10H JH QH", False),  # before the opening: 30 from the rack (R8)
-    ],
-    ids=["opening"],
-)
 def test_the_turn_model_answers_where_the_deck_melds_do_not_apply(
-    table: list[str], hand: str, opened: bool, monkeypatch: pytest.MonkeyPatch
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    position = rummikub(table, hand, opened)
+    # Vatikan: at most one new meld per turn (R6), which a count of the deck's melds
+    # cannot say.
+    position = parse_position(
+        "vatikan", 2, [["7C", "8C", "9C"]], ["10C", "5H", "6H", "7H"], Turn(has_opened=True)
+    )
     assert not deck_melds.applies(position)
     monkeypatch.setattr(deck_melds, "build", _never)
     result = solve_move(position)
@@ -428,3 +425,58 @@ def test_solve_move_through_grpc_with_a_table_joker(rummy_stub: Any) -> None:
     assert answer.optimal and answer.stats.status == "OPTIMAL"
     (best,) = answer.moves
     assert [list(m.cards) for m in best.move.table] == [["5C", "JK=6C", "7C", "8C", "9C"]]
+
+
+def _opening_positions() -> list[Position]:
+    rng = random.Random("deck-melds/opening")
+    positions = []
+    for size in ("small", "mid", "large") * 5:
+        table_jokers = rng.choice((0, 1, 2))
+        spec = random_position(
+            rng,
+            "rummikub",
+            table_size=SIZES[size],
+            hand_size=HAND_SIZES["rummikub"],
+            table_jokers=table_jokers,
+            hand_jokers=rng.choice((0, 1)) if table_jokers < 2 else 0,
+            hand_melds=rng.choice((0, 1, 2)),
+            turn=Turn(has_opened=False),
+        )
+        positions.append(spec.position())
+    return positions
+
+
+@pytest.mark.parametrize("objective", OBJECTIVES, ids=lambda o: o.name)
+def test_opening_the_same_answers_as_the_turn_model(objective: Objective) -> None:
+    positions = _opening_positions()
+    assert all(deck_melds.applies(p) and not p.turn.has_opened for p in positions)
+    answered = 0
+    for position in positions:
+        ours = _solve(position, objective, melds=True)
+        theirs = _solve(position, objective, melds=False)
+        assert _answer(ours, objective) == _answer(theirs, objective), position
+        answered += bool(ours.moves)
+    assert 0 < answered < len(positions)  # openings found and openings out of reach
+
+
+@pytest.mark.parametrize(
+    ("hand", "played"),
+    [
+        ("10H JH QH 10C", 3),  # 33 points from the rack; 10C may not join the table's run yet
+        ("2H 3H 4H 10C", 0),  # 9 points: no opening
+        ("JK QH KH", 3),  # the joker counts as the JH it stands for: 36
+        ("JK 2H 3H", 0),  # the joker as 4H or AH: under 30
+    ],
+)
+def test_r8_before_the_opening_new_melds_from_the_rack_worth_30(
+    hand: str, played: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    position = rummikub(["7C 8C 9C"], hand, opened=False)
+    monkeypatch.setattr(search, "_turn_model", _never)  # answered on the deck's melds
+    result = solve_move(position)
+    assert result.optimal
+    assert (result.moves[0].cards_played if result.moves else 0) == played
+    if played:
+        best = result.moves[0]
+        assert best.melds_changed == 0 and validate_move(position, best.move).legal
+        assert [tc.code for tc in best.move.table[0]] == ["7C", "8C", "9C"]

@@ -77,11 +77,13 @@ def test_a_fresh_warm_up_builds_each_deck_model_once(monkeypatch: pytest.MonkeyP
     models, pools = dict(deck._DECK_MODELS), dict(pool_deck._DECK_POOLS)
     assert {key[2] for key in models} == {0, 1, 2}  # Rummikub's rack jokers
     melds = dict(deck_melds._MODELS)
-    # Per count of jokers on the rack and on the table (two in the deck), and objective.
+    # Per count of jokers on the rack and on the table (two in the deck), before the opening
+    # (R8: 30 points) and after it, and objective.
     assert {key[2:] for key in melds} == {
-        (rack, table, measure)
+        (rack, table, opening, measure)
         for rack in (0, 1, 2)
         for table in range(3 - rack)
+        for opening in (0, 30)
         for measure in deck_melds.Measure
     }
     assert len(pools) == len(RULESETS["mexe-mexe"].decks)

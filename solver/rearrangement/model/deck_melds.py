@@ -23,8 +23,10 @@ on the pool and flow model (``turn.build_turn``), and the model is built once pe
 jokers and objective, so a position writes only its numbers (bench/HISTORY.md, "Rummikub as
 a choice among the deck's melds").
 
-Only ``solve_move``'s single best move uses it, after Rummikub's opening, with no joker on
-the table; everything else (several moves, table jokers, the opening) keeps the turn model.
+Only ``solve_move``'s single best move uses it; several moves keep the turn model. Jokers on
+the table make it a relaxation of R5 (``TableJokerRows``), whose answer the referee
+re-checks. Before Rummikub's opening every meld before is kept and the new melds are worth
+the opening's points (``_opening_rows``, R8).
 """
 
 from __future__ import annotations
@@ -82,8 +84,6 @@ def applies(position: Position) -> bool:
         and rules.sequence_suits is SuitRule.SAME_SUIT
         and rules.ace is AceRule.LOW_ONLY
         and rules.group_suits_distinct
-        # Before the opening only new melds from the rack count (R8): the turn model's.
-        and (not rs.rearrangement.opening_points or position.turn.has_opened)
         and all(c.is_ordinary or c.is_joker for c in position.hand)
         and (table_jokers := _table_jokers(position)) is not None
         and table_jokers + position.hand.count(JOKER_CARD) <= MAX_JOKERS
@@ -150,6 +150,7 @@ class DeckMelds:
     jokers_played: int | None  # the rack's jokers played, its index (None: no joker in play)
     scale: int  # what the objective's terms are multiplied by (below them: jokers moved)
     table_jokers: TableJokerRows | None  # where jokers lie on the table before
+    opening: int  # R8: the points the new melds must be worth, every meld before kept (or 0)
 
 
 @dataclass(frozen=True)
@@ -176,14 +177,21 @@ class TableJokerRows:
     meld_rows: tuple[int, ...]  # per table joker: a meld for its releasing natural
 
 
-_MODELS: dict[tuple[str, DeckSpec | None, int, int, Measure], DeckMelds] = {}
+_MODELS: dict[tuple[str, DeckSpec | None, int, int, int, Measure], DeckMelds] = {}
 _BUILDING = threading.Lock()
 
 
 def deck_melds(position: Position, measure: Measure) -> DeckMelds:
     """The deck's model for this ruleset, rack's and table's jokers and measure, built once."""
     rack, table = _jokers(position)
-    return _model(position.ruleset, position.players, rack, table, measure)
+    opening = _opening(position)
+    return _model(position.ruleset, position.players, rack, table, opening, measure)
+
+
+def _opening(position: Position) -> int:
+    """The points the play's new melds must be worth: the ruleset's opening before the
+    player has opened (R8), else 0."""
+    return 0 if position.turn.has_opened else position.ruleset.rearrangement.opening_points
 
 
 def build_every_model(rs: Ruleset, players: int) -> int:
@@ -191,24 +199,30 @@ def build_every_model(rs: Ruleset, players: int) -> int:
     measure (a server's warm-up); how many there are."""
     jokers = min(MAX_JOKERS, rs.deck(players)[JOKER_CARD])
     counts = [(rack, table) for rack in range(jokers + 1) for table in range(jokers + 1 - rack)]
+    openings = sorted({0, rs.rearrangement.opening_points})
     for rack, table in counts:
-        for measure in Measure:
-            _model(rs, players, rack, table, measure)
-    return len(counts) * len(Measure)
+        for opening in openings:
+            for measure in Measure:
+                _model(rs, players, rack, table, opening, measure)
+    return len(counts) * len(openings) * len(Measure)
 
 
-def _model(rs: Ruleset, players: int, rack: int, table: int, measure: Measure) -> DeckMelds:
-    key = (rs.id, rs.deck_spec(players), rack, table, measure)
+def _model(
+    rs: Ruleset, players: int, rack: int, table: int, opening: int, measure: Measure
+) -> DeckMelds:
+    key = (rs.id, rs.deck_spec(players), rack, table, opening, measure)
     built = _MODELS.get(key)
     if built is None:
         with _BUILDING:
             built = _MODELS.get(key)
             if built is None:
-                built = _MODELS[key] = _build(rs, players, rack, table, measure)
+                built = _MODELS[key] = _build(rs, players, rack, table, opening, measure)
     return built
 
 
-def _build(rs: Ruleset, players: int, rack: int, table: int, measure: Measure) -> DeckMelds:
+def _build(
+    rs: Ruleset, players: int, rack: int, table: int, opening: int, measure: Measure
+) -> DeckMelds:
     model = FastCpModel()
     rules = rs.melds
     deck = rs.deck(players)
@@ -247,6 +261,8 @@ def _build(rs: Ruleset, players: int, rack: int, table: int, measure: Measure) -
     terms = [(v, -weight * _value(rs, card, measure)) for card, v in hand_vars.items()]
     if jokers_played is not None:
         terms.append((jokers_played, -weight * _value(rs, JOKER_CARD, measure)))
+    if opening:
+        _opening_rows(rs, model, hand_vars, joker_vars, jokers_played, opening, deck.total())
     went_out = went_out_row = None
     if measure is Measure.GO_OUT:
         flag = model.new_bool_var("")
@@ -300,6 +316,31 @@ def _build(rs: Ruleset, players: int, rack: int, table: int, measure: Measure) -
         scale=scale,
         jokers_played=None if jokers_played is None else jokers_played.index,
         table_jokers=table_jokers,
+        opening=opening,
+    )
+
+
+def _opening_rows(
+    rs: Ruleset,
+    model: FastCpModel,
+    hand_vars: dict[Card, cp_model.IntVar],
+    joker_vars: dict[Card, cp_model.IntVar],
+    jokers_played: cp_model.IntVar | None,
+    opening: int,
+    cards: int,
+) -> None:
+    """R8 before the opening: a play lays melds worth ``opening`` points or more, a joker
+    counting as the card it stands for. Every meld before is kept (its flag's lower bound,
+    written per position), so the new melds hold rack cards only."""
+    opens = model.new_bool_var("")
+    played = [*hand_vars.values(), *([] if jokers_played is None else [jokers_played])]
+    # No card without the opening: at most every card of the deck with it.
+    model.add(cp_model.LinearExpr.sum(played) <= cards * opens)
+    laid = [(v, rs.points(card)) for card, v in hand_vars.items()]
+    laid += [(v, rs.points(card)) for card, v in joker_vars.items()]
+    model.add(
+        cp_model.LinearExpr.weighted_sum([v for v, _ in laid], [p for _, p in laid])
+        >= opening * opens
     )
 
 
@@ -374,6 +415,7 @@ class _Scratch(CountsScratch[Card]):
         self._row_vars = {c: constraints[j].linear.vars for c, j in deck.rows.items()}
         self._row_coeffs = {c: constraints[j].linear.coeffs for c, j in deck.rows.items()}
         self._flags = [variables[i].domain for i in deck.keep_vars]
+        self._kept = 1 if deck.opening else 0  # a flag's lower bound: R8 keeps every meld
         self._went_out = (
             None if deck.went_out_row is None else constraints[deck.went_out_row].linear.domain
         )
@@ -411,7 +453,7 @@ class _Scratch(CountsScratch[Card]):
         if was_held is None:
             was_held = dict.fromkeys(self._row_vars, _UNKNOWN)
             for flag in self._flags[melds:]:
-                flag[1] = 0
+                flag[0] = flag[1] = 0
             was_melds = 0
         for card in was_held.keys() | holding.keys():
             now = holding.get(card, ())
@@ -419,6 +461,7 @@ class _Scratch(CountsScratch[Card]):
                 self._hold(card, now)
         # The flags of this table's melds free, the rest fixed at 0 (from the first that differs).
         for k in range(min(melds, was_melds), max(melds, was_melds)):
+            self._flags[k][0] = self._kept if k < melds else 0
             self._flags[k][1] = 1 if k < melds else 0
         if self.deck.table_jokers is not None:
             self._write_table_jokers(position, self.deck.table_jokers)
