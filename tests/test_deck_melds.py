@@ -167,21 +167,23 @@ def test_the_turn_model_answers_where_the_deck_melds_do_not_apply(
 
 def _fresh_model(position: Position) -> str:
     """The model ``position`` writes into a new copy of the deck's model, as text."""
-    deck_melds._SCRATCH.__dict__.clear()
+    deck_melds._FREE.clear()
     return _written_model(position)
 
 
 def _written_model(position: Position) -> str:
     choice = deck_melds.build(position, deck_melds.Measure.CARDS)
     assert choice is not None
-    return str(choice.model.proto)
+    written = str(choice.model.proto)
+    choice.release()
+    return written
 
 
 _BIG = ["4C 5C 6C 7C 8C 9C", "KC KD KH", "AS 2S 3S", "7H 8H 9H", "10D JD QD KD"]
 
 
-def test_one_threads_positions_in_turn_write_what_each_writes_alone() -> None:
-    # A thread's copy of the deck's model keeps the last position's numbers and writes only
+def test_positions_in_turn_write_what_each_writes_alone() -> None:
+    # A copy of the deck's model keeps the last position's numbers and writes only
     # what differs: a table of many melds, then one of few sharing cards, then again (R6:
     # each kept meld holds its own cards, whatever the last table's melds held).
     big = rummikub(_BIG, "10C 6H 4S JK")
@@ -189,6 +191,30 @@ def test_one_threads_positions_in_turn_write_what_each_writes_alone() -> None:
     alone = {id(p): _fresh_model(p) for p in (big, small)}
     for position in (big, small, big, small, small):
         assert _written_model(position) == alone[id(position)]
+
+
+def test_a_copy_is_one_solves_until_given_back() -> None:
+    position = rummikub(["7C 8C 9C"], "10C 6C 5H 6H 7H")
+    first = deck_melds.build(position, deck_melds.Measure.CARDS)
+    second = deck_melds.build(position, deck_melds.Measure.CARDS)
+    assert first is not None and second is not None
+    assert first.model is not second.model  # both held: two copies
+    second.release()
+    third = deck_melds.build(position, deck_melds.Measure.CARDS)
+    assert third is not None and third.model is second.model  # the one given back last
+    first.release()
+    third.release()
+
+
+def test_solves_at_once_answer_as_one_at_a_time() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    positions = [p for p in _positions() + _table_joker_positions() if deck_melds.applies(p)]
+    alone = [_answer(solve_move(p, Objective.MOST_CARDS), Objective.MOST_CARDS) for p in positions]
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(2):
+            at_once = pool.map(lambda p: solve_move(p, Objective.MOST_CARDS), positions)
+            assert [_answer(r, Objective.MOST_CARDS) for r in at_once] == alone
 
 
 def test_a_write_stopped_part_way_is_written_again_in_full(

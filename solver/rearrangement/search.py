@@ -337,7 +337,10 @@ def _solve_deck_melds(
     if choice is None:
         return None
     solver = budget.solver(share=0.5, work=tries.WEIGHTED_DTIME, lean=True)
-    status = solver.solve(choice.model)
+    try:
+        status = solver.solve(choice.model)
+    finally:
+        choice.release()
     if status != cp_model.OPTIMAL:
         budget.record(solver, status, primary=False)
         return None

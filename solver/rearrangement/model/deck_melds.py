@@ -41,7 +41,7 @@ from ortools.sat.python import cp_model, cp_model_helper
 
 from solver.core.cards import JOKER_CARD, Card, TableCard, WildValue
 from solver.core.rulesets import AceRule, DeckSpec, Ruleset, SuitRule
-from solver.rearrangement.model.cp import CountsScratch, FastCpModel, thread_scratch
+from solver.rearrangement.model.cp import CountsScratch, FastCpModel
 from solver.rearrangement.wilds import before_wilds
 from solver.rummy.position import Move, Position, interned_meld
 
@@ -370,28 +370,59 @@ def _value(rs: Ruleset, card: Card, measure: Measure) -> int:
     return rs.points(card) if measure is Measure.POINTS else 1
 
 
-_SCRATCH = threading.local()
+_FREE: dict[int, tuple[DeckMelds, list[_Scratch]]] = {}
+"""Per deck model: its copies no solve holds, the one put back last at the end."""
 
 
 @dataclass(frozen=True)
 class MeldChoice:
-    """A position's model, ready to solve, and what its answer is read through."""
+    """A position's model, ready to solve, and what its answer is read through. The model
+    is a copy held for this solve alone until ``release``: then another position may
+    write into it."""
 
     model: FastCpModel
     deck: DeckMelds
     keeps: tuple[int, ...]  # per meld before: its keep flag's index
+    scratch: _Scratch
+
+    def release(self) -> None:
+        """Give the copy back for the next position (the model is not to be read after)."""
+        _give_back(self.scratch)
 
 
 def build(position: Position, measure: Measure) -> MeldChoice | None:
-    """``position``'s model: this thread's copy of the deck's model, with the position's
-    numbers written into it (None: a table of more melds than the model has keep flags for,
-    which no valid table is)."""
+    """``position``'s model: a free copy of the deck's model, with the position's numbers
+    written into it (None: a table of more melds than the model has keep flags for, which no
+    valid table is). The copy is this caller's until ``MeldChoice.release``; the copy given
+    back last is taken first, so a process keeps as many copies as it runs solves at once
+    (not one per thread and model) and the next position writes into one whose memory is
+    warm and whose numbers are the last position's."""
     deck = deck_melds(position, measure)
     if len(position.table) > len(deck.keep_vars):
         return None
-    scratch = thread_scratch(_SCRATCH, deck, lambda: _Scratch(deck))
-    scratch.write_position(position)
-    return MeldChoice(scratch.model, deck, deck.keep_vars[: len(position.table)])
+    scratch = _take(deck)
+    try:
+        scratch.write_position(position)
+    except BaseException:
+        _give_back(scratch)  # it knows it was stopped part-way: the next write is whole
+        raise
+    return MeldChoice(scratch.model, deck, deck.keep_vars[: len(position.table)], scratch)
+
+
+def _take(deck: DeckMelds) -> _Scratch:
+    held = _FREE.get(id(deck))
+    if held is None or held[0] is not deck:  # a new model (at an id reused, perhaps)
+        held = _FREE[id(deck)] = (deck, [])
+    try:
+        return held[1].pop()  # atomic: two threads never take the same copy
+    except IndexError:
+        return _Scratch(deck)
+
+
+def _give_back(scratch: _Scratch) -> None:
+    held = _FREE.get(id(scratch.deck))
+    if held is not None and held[0] is scratch.deck:
+        held[1].append(scratch)
 
 
 Held = tuple[tuple[int, int], ...]  # the melds before holding a card: (keep flag, copies)
