@@ -506,3 +506,22 @@ def test_r8_before_the_opening_new_melds_from_the_rack_worth_30(
         best = result.moves[0]
         assert best.melds_changed == 0 and validate_move(position, best.move).legal
         assert [tc.code for tc in best.move.table[0]] == ["7C", "8C", "9C"]
+
+
+def test_solve_move_through_grpc_before_the_opening(rummy_stub: Any) -> None:
+    request = rummy_pb2.SolveMoveRequest(
+        position=rummy_pb2.RummyPosition(
+            ruleset="rummikub",
+            players=2,
+            table=[rummy_pb2.Meld(cards=["7C", "8C", "9C"])],
+            hand=["10H", "JH", "QH", "10C"],
+            turn=rummy_pb2.Turn(has_opened=False),
+        ),
+        objective=rummy_pb2.OBJECTIVE_MOST_CARDS,
+    )
+    answer = rummy_stub.SolveMove(request, timeout=30)
+    assert answer.optimal and answer.stats.status == "OPTIMAL"
+    (best,) = answer.moves
+    # R8: 33 points from the rack; 10C may not join the table's run before the opening.
+    assert sorted(best.played) == ["10H", "JH", "QH"] and best.melds_changed == 0
+    assert ["7C", "8C", "9C"] in [list(m.cards) for m in best.move.table]
