@@ -29,7 +29,7 @@ from solver.rearrangement import search, tries
 from solver.rearrangement.budget import Budget
 from solver.rearrangement.model import deck_melds
 from solver.rearrangement.search import Objective, SolveResult, solve_move, validate_move
-from solver.rummy.position import Position, Turn, parse_position
+from solver.rummy.position import Position, Turn, parse_move, parse_position
 from tests.ops_helpers import error_of, field_violations
 
 OBJECTIVES = (Objective.MOST_CARDS, Objective.FEWEST_POINTS, Objective.GO_OUT)
@@ -525,3 +525,21 @@ def test_solve_move_through_grpc_before_the_opening(rummy_stub: Any) -> None:
     # R8: 33 points from the rack; 10C may not join the table's run before the opening.
     assert sorted(best.played) == ["10H", "JH", "QH"] and best.melds_changed == 0
     assert ["7C", "8C", "9C"] in [list(m.cards) for m in best.move.table]
+
+
+def test_r5_a_kept_meld_may_hold_another_table_joker_of_the_same_value() -> None:
+    # The run's joker (8C) leaves for the group's place of its 8, keeping its value; the
+    # group's own joker (an 8) goes with 6S 7S. The group shows the same cards as before, so
+    # it is kept (the tie-break counts melds by their cards): the model must hold that move
+    # with the group's keep flag set, whichever joker sits there.
+    position = rummikub(["JK=8C 9C 10C JC", "8D 8H JK=8"], "6S 7S")
+    after = [["9C", "10C", "JC"], ["8D", "8H", "JK=8"], ["6S", "7S", "JK=8S"]]
+    assert validate_move(position, parse_move(position, after)).legal
+    choice = deck_melds.build(position, deck_melds.Measure.CARDS)
+    assert choice is not None
+    model = choice.model.clone()
+    choice.release()
+    variables = model.proto.variables
+    for index in (choice.keeps[1], *(choice.deck.hand_vars[c] for c in position.hand)):
+        variables[index].domain[0] = 1
+    assert Budget(5000).solver(lean=True).solve(model) == 4  # OPTIMAL: the move is held

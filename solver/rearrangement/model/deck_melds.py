@@ -157,21 +157,24 @@ class DeckMelds:
 class TableJokerRows:
     """The rows of a model for a table holding jokers, written whole by each position.
 
-    A table joker stays in its kept meld, or keeps its value in a place of a card it may
-    stand for, or is *moved* to any place. R5 moves it only when released by a natural of its
-    value played from the hand; the model asks only for that natural to be played (not that
-    it goes into the joker's place in a meld continuing the joker's), so it holds every
-    legal move and perhaps a few more: a solution the referee refuses is left to the turn
-    model (``search``). Per joker: ``moved + keep <= 1``; ``moved <= naturals of its value
-    played``; ``1 - keep - moved <= jokers in places of its value``; with two jokers the
-    same for both together (Hall's condition: each needs its own natural and place). And
+    A table joker keeps its value in a place of a card it may stand for (in a new meld, or
+    a joker's place of a meld before kept by its cards), or is *moved* to any place. R5 moves
+    it only when released by a natural of its value played from the hand; the model asks
+    only for that natural to be played (not that it goes into the joker's place in a meld
+    continuing the joker's), so it holds every legal move and perhaps a few more: a solution
+    the referee refuses is left to the turn model (``search``). Per joker: ``moved <=
+    naturals of its value played``; ``1 - moved <= jokers in places of its value, plus the
+    kept melds' joker places that value fits``; with two jokers the same for both together
+    (Hall's condition: each needs its own natural and place; the jokers are alike, so which
+    one keeps which place is not asked). And
     ``moved <= melds that can continue its meld with that natural``: a run's joker is
     released into a run holding its tile, a group's into a group of its rank (a run holds one
     tile of a rank, so a natural of the joker's rank continues a group only in a group, and a
-    run only in a run). Not for both together: one meld may take both naturals."""
+    run only in a run), or into a meld with the cards of a meld before that holds such a
+    natural, kept (the tie-break counts melds by their cards). Not for both together: one
+    meld may take both naturals."""
 
     moved: tuple[int, ...]  # per table joker: its "moved" flag's index
-    keep_rows: tuple[int, ...]  # per table joker
     release_rows: tuple[int, ...]  # per table joker, then both together
     place_rows: tuple[int, ...]  # per table joker, then both together
     meld_rows: tuple[int, ...]  # per table joker: a meld for its releasing natural
@@ -349,20 +352,16 @@ def _table_joker_rows(model: FastCpModel, table: int) -> TableJokerRows:
     moved = [model.new_bool_var("") for _ in range(table)]
     both = [moved] if table > 1 else []
 
-    def rows(upper: int) -> tuple[int, ...]:
+    def rows(flag_sets: list[list[cp_model.IntVar]], upper: int) -> tuple[int, ...]:
         start = len(model.proto.constraints)
-        for flags in [[m] for m in moved] + both:
+        for flags in flag_sets:
             model.add(cp_model.LinearExpr.sum(flags) <= upper * len(flags))
         return tuple(range(start, len(model.proto.constraints)))
 
-    keep_rows = tuple(len(model.proto.constraints) + j for j in range(table))
-    for m in moved:
-        model.add(m <= 1)
-    release, place = rows(0), rows(-1)
-    meld_rows = tuple(len(model.proto.constraints) + j for j in range(table))
-    for m in moved:
-        model.add(m <= 0)
-    return TableJokerRows(tuple(m.index for m in moved), keep_rows, release, place, meld_rows)
+    each = [[m] for m in moved]
+    return TableJokerRows(
+        tuple(m.index for m in moved), rows(each + both, 0), rows(each + both, -1), rows(each, 0)
+    )
 
 
 def _value(rs: Ruleset, card: Card, measure: Measure) -> int:
@@ -505,49 +504,53 @@ class _Scratch(CountsScratch[Card]):
     def _write_table_jokers(self, position: Position, rows: TableJokerRows) -> None:
         """The rows of ``TableJokerRows`` for this table's jokers, each written whole."""
         deck, constraints = self.deck, self.model.proto.constraints
-        suits = self._suits
-        keeps: list[int] = []
-        values: list[tuple[Card, ...]] = []
         wilds = before_wilds(position)
-        for wild in wilds:
-            keeps.append(deck.keep_vars[wild.meld])
-            value = wild.value
-            # A joker of a run stands for one card; one of a group for its rank in any suit
-            # (R4: it may take any missing suit there, and keep its rank elsewhere).
-            values.append(
-                (Card(value.rank, value.suit, ""),)
-                if value.suit
-                else tuple(Card(value.rank, suit, "") for suit in suits)
-            )
         moved = rows.moved
-        if len(keeps) != len(moved):  # applies() counted the jokers the parse read as wilds
-            raise AssertionError(f"{len(keeps)} table wilds for {len(moved)} table jokers")
+        if len(wilds) != len(moved):  # applies() counted the jokers the parse read as wilds
+            raise AssertionError(f"{len(wilds)} table wilds for {len(moved)} table jokers")
+        # A joker of a run stands for one card; one of a group for its rank in any suit
+        # (R4: it may take any missing suit there, and keep its rank elsewhere).
+        values = [
+            (Card(w.value.rank, w.value.suit, ""),)
+            if w.value.suit
+            else tuple(Card(w.value.rank, suit, "") for suit in self._suits)
+            for w in wilds
+        ]
         groups = [[j] for j in range(len(moved))] + (
             [list(range(len(moved)))] if len(moved) > 1 else []
         )
-        for j in range(len(moved)):
-            _write_row(constraints[rows.keep_rows[j]].linear, [(moved[j], 1), (keeps[j], 1)])
         for row, jokers in zip(rows.release_rows, groups, strict=True):
             cards = {c: None for j in jokers for c in values[j]}
             _write_row(
                 constraints[row].linear,
                 [(moved[j], 1) for j in jokers] + [(deck.hand_vars[c], -1) for c in cards],
             )
-        for j, wild in enumerate(wilds):
-            run = wild.value.suit is not None
-            melds = self._runs_holding[values[j][0]] if run else self._groups_of[wild.value.rank]
-            _write_row(
-                constraints[rows.meld_rows[j]].linear,
-                [(moved[j], 1)] + [(v, -1) for v in melds],
-            )
         for row, jokers in zip(rows.place_rows, groups, strict=True):
             cards = {c: None for j in jokers for c in values[j]}
-            flags = Counter(keeps[j] for j in jokers)
+            # A meld before kept holds its jokers' places, by its cards: one of them may be
+            # this joker's, whichever joker stood there before.
+            slots = Counter(
+                deck.keep_vars[w.meld] for w in wilds if any(w.value.stands_for(c) for c in cards)
+            )
             _write_row(
                 constraints[row].linear,
                 [(moved[j], -1) for j in jokers]
-                + [(flag, -n) for flag, n in flags.items()]
+                + [(flag, -n) for flag, n in slots.items()]
                 + [(deck.joker_vars[c], -1) for c in cards],
+            )
+        for j, wild in enumerate(wilds):
+            run = wild.value.suit is not None
+            shapes = self._runs_holding[values[j][0]] if run else self._groups_of[wild.value.rank]
+            # The meld holding the natural may also be one with the very cards of a meld
+            # before, kept: any that holds a natural of the joker's value.
+            kept = [
+                deck.keep_vars[m]
+                for m, meld in enumerate(position.table)
+                if any(tc.value is None and wild.value.stands_for(tc.card) for tc in meld)
+            ]
+            _write_row(
+                constraints[rows.meld_rows[j]].linear,
+                [(moved[j], 1)] + [(v, -1) for v in (*shapes, *kept)],
             )
 
     def _hold(self, card: Card, holders: Held) -> None:
