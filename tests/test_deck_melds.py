@@ -25,10 +25,17 @@ import pytest
 from bench.positions import HAND_SIZES, SIZES, bench_positions, random_position
 from carrossel.v1 import rummy_pb2
 from solver.core.cards import JOKER_CARD
+from solver.core.errors import InvalidRequest
 from solver.rearrangement import search, tries
 from solver.rearrangement.budget import Budget
 from solver.rearrangement.model import deck_melds
-from solver.rearrangement.search import Objective, SolveResult, solve_move, validate_move
+from solver.rearrangement.search import (
+    Objective,
+    SolveResult,
+    play_allowed,
+    solve_move,
+    validate_move,
+)
 from solver.rummy.position import Position, Turn, parse_move, parse_position
 from tests.ops_helpers import error_of, field_violations
 
@@ -543,3 +550,56 @@ def test_r5_a_kept_meld_may_hold_another_table_joker_of_the_same_value() -> None
     for index in (choice.keeps[1], *(choice.deck.hand_vars[c] for c in position.hand)):
         variables[index].domain[0] = 1
     assert Budget(5000).solver(lean=True).solve(model) == 4  # OPTIMAL: the move is held
+
+
+def _joker_twins(seed: int) -> Position | None:
+    """A run holding a joker at a card, a group of that card's rank holding the other joker
+    (each joker fits the other's place, so a meld may be kept by its cards with either in
+    it), maybe a run beside, and 1-5 rack cards around that rank; None where it is no valid
+    position."""
+    rng = random.Random(f"joker-twins/{seed}")
+    suits = "CDHS"
+    names = {1: "A", 11: "J", 12: "Q", 13: "K"}
+    rank, suit = rng.randint(3, 11), rng.choice(suits)
+    start = rng.randint(max(1, rank - 3), rank)
+    length = rng.randint(max(3, rank - start + 1), min(5, 14 - start))
+    run = [
+        f"JK={names.get(k, k)}{suit}" if k == rank else f"{names.get(k, k)}{suit}"
+        for k in range(start, start + length)
+    ]
+    others = rng.sample([s for s in suits if s != suit], 3)
+    group = [f"{names.get(rank, rank)}{s}" for s in others[: rng.choice((2, 3))]]
+    table = [run, [*group, f"JK={names.get(rank, rank)}"]]
+    if rng.random() < 0.5:
+        low = max(1, rank - 2)
+        table.append([f"{names.get(k, k)}{others[0]}" for k in range(low, low + 3)])
+    near = range(max(1, rank - 3), min(13, rank + 3) + 1)
+    pool = [f"{names.get(k, k)}{s}" for k in near for s in suits]
+    hand = rng.sample(pool, rng.randint(1, 5))
+    try:
+        position = parse_position("rummikub", 2, table, hand, Turn(has_opened=rng.random() < 0.9))
+    except InvalidRequest:
+        return None
+    return position if deck_melds.applies(position) and play_allowed(position) else None
+
+
+# Seeds on which the place rows' first form (a joker only in its own kept meld) answered
+# "2 melds changed, proved" where 1 is legal; then 300 more.
+JOKER_TWIN_SEEDS = (379, 1140, 1195, 1939, 1950, 1968, 2439, 2677, 2918, *range(5000, 5300))
+
+
+def test_joker_twins_the_same_answers_as_the_turn_model() -> None:
+    compared = 0
+    for seed in JOKER_TWIN_SEEDS:
+        position = _joker_twins(seed)
+        if position is None:
+            continue
+        ours = _solve(position, Objective.MOST_CARDS, melds=True)
+        theirs = _solve(position, Objective.MOST_CARDS, melds=False)
+        assert _answer(ours, Objective.MOST_CARDS)[:4] == _answer(theirs, Objective.MOST_CARDS)[:4]
+        if ours.moves:
+            changed, their_changed = ours.moves[0].melds_changed, theirs.moves[0].melds_changed
+            assert changed <= their_changed, (seed, position)
+            assert changed == their_changed or not theirs.stats.tie_break_proved, (seed, position)
+        compared += 1
+    assert compared > 200
