@@ -7,8 +7,8 @@ melds (``Shape``) plus the melds before that it keeps whole. The model holds:
 
 * ``x[s]`` in 0..copies: how many melds of shape ``s`` the table after holds (new or not);
 * ``keep[m]`` per meld before: it stays as it was (its own cards, whatever its length);
-* per card, ``hand[c]`` played from the hand and, with jokers on the rack, ``joker[c]``: how
-  many of the shapes' places of card ``c`` a joker fills;
+* per card, ``hand[c]`` played from the hand and, with jokers in play (on the rack or the
+  table), ``joker[c]``: how many of the shapes' places of card ``c`` a joker fills;
 
 and one row per card: the shapes' places of it, plus the kept melds holding it, equal the
 table's copies of it, plus those played from the hand, plus those a joker fills (R6: every
@@ -19,9 +19,9 @@ The objective weighs one unit of the primary (cards played, points played, going
 every meld kept, as the turn model's weighted solve does (``tries._solve_weighted``): both
 questions answered in one solve.
 On the bench's Rummikub positions CP-SAT proves it in about two thirds of the time it takes
-on the pool and flow model (``turn.build_turn``), and the model is built once per rack's
-jokers and objective, so a position writes only its numbers (bench/HISTORY.md, "Rummikub as
-a choice among the deck's melds").
+on the pool and flow model (``turn.build_turn``), and the model is built once per count of
+jokers on the rack and the table, opening and objective, so a position writes only its
+numbers (bench/HISTORY.md, "Rummikub as a choice among the deck's melds").
 
 Only ``solve_move``'s single best move uses it; several moves keep the turn model. Jokers on
 the table make it a relaxation of R5 (``TableJokerRows``), whose answer the referee
