@@ -590,3 +590,14 @@ def test_joker_twins_the_same_answers_as_the_turn_model() -> None:
         _as_good_as_the_turn_model(position, Objective.MOST_CARDS)
         compared += 1
     assert compared > 200
+
+
+def test_r1_a_rack_joker_beside_two_table_jokers_is_invalid_argument_through_grpc(
+    rummy_stub: Any,
+) -> None:
+    # R1: the deck has two jokers, wherever they lie; a third is a malformed request, refused
+    # before any model is chosen (the deck's melds hold at most two, rack and table together).
+    request = _request(["7C JK 9C", "8H 8S JK"], ["JK", "5D"])
+    error = error_of(rummy_stub.SolveMove, request, timeout=30)
+    assert error.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert any(field.startswith("position.hand") for field in field_violations(error))
