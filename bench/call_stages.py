@@ -19,8 +19,10 @@ prints the medians of each stage:
 - *handler*: ``RummyServicer.SolveMove`` (parse, solve, answer);
 - *back*: from the handler's end to the client holding the answer;
 
-and a bare ``Health/Check`` after the same client work, the transport's own floor. Wall
-time on a shared machine: compare runs of one sitting only.
+and a bare ``Health/Check`` after the same client work, the transport's own floor, and a
+CP-SAT solve of one variable in the client's process after the same work and back to back,
+the solver's own floor (its fixed cost, cold and warm). Wall time on a shared machine:
+compare runs of one sitting only.
 """
 
 from __future__ import annotations
@@ -126,6 +128,29 @@ def _health_floor(channel: Any, gap_s: float, calls: int = 200) -> float:
     return statistics.median(floor)
 
 
+def _solver_floor(gap_s: float, solves: int = 200) -> tuple[float, float]:
+    """The median ms of a CP-SAT solve of one boolean variable in this process, after the
+    same client work and back to back: CP-SAT's own fixed cost (its code and set-up, no
+    model to speak of) on cold caches and on warm ones."""
+    from ortools.sat.python import cp_model
+
+    from solver.rearrangement.budget import Budget
+
+    model = cp_model.CpModel()
+    model.maximize(model.new_bool_var("x"))
+    medians = []
+    for gap in (gap_s, 0.0):
+        times = []
+        for _ in range(solves):
+            _client_work(gap)
+            solver = Budget(1_000).solver(lean=True)  # the parameters of a deck-model solve
+            start = time.perf_counter()
+            solver.solve(model)
+            times.append((time.perf_counter() - start) * 1000)
+        medians.append(statistics.median(times))
+    return medians[0], medians[1]
+
+
 def measure(
     sizes: Sequence[str],
     n: int,
@@ -163,6 +188,11 @@ def measure(
                     _solve_rows(stub, sizes, n, seed, record, rounds, gap_s)
                 floor = _health_floor(channel, gap_s)
                 print(f"Health/Check after the same client work: {floor:.2f} ms")
+                cold, warm = _solver_floor(gap_s)
+                print(
+                    f"a one-variable CP-SAT solve in this process after the same client "
+                    f"work: {cold:.2f} ms (back to back {warm:.2f} ms)"
+                )
         finally:
             os.close(record)
             server.terminate()

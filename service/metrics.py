@@ -62,8 +62,12 @@ def observe_call(method: str, code: str, seconds: float) -> None:
     series[1].observe(seconds)
 
 
+_OUTCOME_SERIES: dict[tuple[str, str], Any] = {}
+
+
 def observe_answer(method: str, response: Any) -> None:
-    """Count a search's outcome from an answer that reports one (SolveMove, CheckKnock)."""
+    """Count a search's outcome from an answer that reports one (SolveMove, CheckKnock); the
+    labelled series looked up once per method and outcome, as ``observe_call``'s."""
     if not hasattr(response, "optimal"):
         return
     stats = getattr(response, "stats", None)
@@ -74,7 +78,12 @@ def observe_answer(method: str, response: Any) -> None:
         outcome = "optimal"
     else:
         outcome = "feasible"
-    SOLVER_OUTCOMES.labels(method=method, outcome=outcome).inc()
+    series = _OUTCOME_SERIES.get((method, outcome))
+    if series is None:
+        series = _OUTCOME_SERIES[(method, outcome)] = SOLVER_OUTCOMES.labels(
+            method=method, outcome=outcome
+        )
+    series.inc()
 
 
 @dataclass
