@@ -233,8 +233,8 @@ def test_a_write_stopped_part_way_is_written_again_in_full(
     _written_model(first)
     hold = deck_melds._Scratch._hold
 
-    def broken(self: Any, card: Any, holders: Any) -> None:
-        hold(self, card, holders)
+    def broken(self: Any, card: Any, holders: Any, was: Any) -> None:
+        hold(self, card, holders, was)
         raise RuntimeError("stopped part-way")
 
     monkeypatch.setattr(deck_melds._Scratch, "_hold", broken)

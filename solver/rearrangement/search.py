@@ -345,7 +345,7 @@ def _solve_deck_melds(
         budget.record(solver, status, primary=False)
         return None
     budget.record(solver, status, primary=True)
-    move = deck_melds.read(position, choice, list(solver.response_proto.solution))
+    move = deck_melds.read(position, choice, solver.response_proto.solution)
     moves: tuple[SolvedMove, ...] = ()
     if move is not None and choice.deck.table_jokers is not None:
         # With jokers on the table the model holds every legal move and perhaps a few that

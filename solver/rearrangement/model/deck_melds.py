@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from itertools import combinations
@@ -92,7 +93,21 @@ def applies(position: Position) -> bool:
 
 def _table_jokers(position: Position) -> int | None:
     """The table's jokers; None where it holds another wild, which the model has no place
-    for (in these rulesets only jokers are wild)."""
+    for (in these rulesets only jokers are wild). Asked twice per solve (``applies``, then
+    the model's key): the last position's answer is kept with it."""
+    global _LAST_TABLE_JOKERS
+    last = _LAST_TABLE_JOKERS
+    if last[0] is position:
+        return last[1]
+    jokers = _count_table_jokers(position)
+    _LAST_TABLE_JOKERS = (position, jokers)  # one tuple: a thread reads it whole
+    return jokers
+
+
+_LAST_TABLE_JOKERS: tuple[Position | None, int | None] = (None, None)
+
+
+def _count_table_jokers(position: Position) -> int | None:
     jokers = 0
     for meld in position.table:
         for tc in meld:
@@ -425,7 +440,7 @@ def _give_back(scratch: _Scratch) -> None:
 
 
 Held = tuple[tuple[int, int], ...]  # the melds before holding a card: (keep flag, copies)
-_UNKNOWN: Held = ((-1, -1),)
+_UNKNOWN_TERM = (-1, -1)  # a holder term whose content is not known: written again
 
 
 class _Scratch(CountsScratch[Card]):
@@ -442,8 +457,12 @@ class _Scratch(CountsScratch[Card]):
         self.deck = deck
         proto = self.model.proto
         variables, constraints = proto.variables, proto.constraints
-        self._row_vars = {c: constraints[j].linear.vars for c, j in deck.rows.items()}
-        self._row_coeffs = {c: constraints[j].linear.coeffs for c, j in deck.rows.items()}
+        # Per card: where its row's holder terms start, and the row's variables and
+        # coefficients, wrapped once.
+        self._holder_rows = {
+            c: (deck.holder_terms[c], constraints[j].linear.vars, constraints[j].linear.coeffs)
+            for c, j in deck.rows.items()
+        }
         self._flags = [variables[i].domain for i in deck.keep_vars]
         self._kept = 1 if deck.opening else 0  # a flag's lower bound: R8 keeps every meld
         self._went_out = (
@@ -481,14 +500,16 @@ class _Scratch(CountsScratch[Card]):
         was_held, was_melds = self._held, self._melds
         self._held = None
         if was_held is None:
-            was_held = dict.fromkeys(self._row_vars, _UNKNOWN)
+            unknown = (_UNKNOWN_TERM,) * len(self.deck.spare_vars)
+            was_held = dict.fromkeys(self._holder_rows, unknown)
             for flag in self._flags[melds:]:
                 flag[0] = flag[1] = 0
             was_melds = 0
         for card in was_held.keys() | holding.keys():
             now = holding.get(card, ())
-            if was_held.get(card, ()) != now:
-                self._hold(card, now)
+            was = was_held.get(card, ())
+            if was != now:
+                self._hold(card, now, was)
         # The flags of this table's melds free, the rest fixed at 0 (from the first that differs).
         for k in range(min(melds, was_melds), max(melds, was_melds)):
             self._flags[k][0] = self._kept if k < melds else 0
@@ -553,16 +574,21 @@ class _Scratch(CountsScratch[Card]):
                 [(moved[j], 1)] + [(v, -1) for v in (*shapes, *kept)],
             )
 
-    def _hold(self, card: Card, holders: Held) -> None:
-        """Write the melds holding ``card`` into its row's holder terms (a spare where none)."""
-        if len(holders) > len(self.deck.spare_vars):  # R1: the parse refuses such a table
+    def _hold(self, card: Card, holders: Held, was: Held) -> None:
+        """Write the melds holding ``card`` into its row's holder terms (a spare where none),
+        each term only where it differs from what ``was`` wrote there: a write is a call
+        into OR-Tools, and most terms keep their spare or their one copy."""
+        spares = self.deck.spare_vars
+        if len(holders) > len(spares):  # R1: the parse refuses such a table
             raise AssertionError(f"more melds hold {card.code} than the deck has copies of it")
-        start = self.deck.holder_terms[card]
-        row_vars, row_coeffs = self._row_vars[card], self._row_coeffs[card]
-        for k, spare in enumerate(self.deck.spare_vars):
+        start, row_vars, row_coeffs = self._holder_rows[card]
+        for k, spare in enumerate(spares):
             flag, copies = holders[k] if k < len(holders) else (spare, 1)
-            row_vars[start + k] = flag
-            row_coeffs[start + k] = copies
+            before, had = was[k] if k < len(was) else (spare, 1)
+            if before != flag:
+                row_vars[start + k] = flag
+            if had != copies:
+                row_coeffs[start + k] = copies
 
 
 def _write_row(row: cp_model_helper.LinearConstraintProto, terms: list[tuple[int, int]]) -> None:
@@ -573,12 +599,13 @@ def _write_row(row: cp_model_helper.LinearConstraintProto, terms: list[tuple[int
     row.coeffs.extend([c for _, c in terms])
 
 
-def read(position: Position, choice: MeldChoice, solution: list[int]) -> Move | None:
+def read(position: Position, choice: MeldChoice, solution: Sequence[int]) -> Move | None:
     """The table a solution describes (None: it plays no hand card): the kept melds as they
     were, then the new melds, a joker in the place of each card it fills, runs of one suit
     that meet joined. Each new meld is the interned object of its codes, as a request's
     parse gives it (``position.interned_meld``), so the re-check and the answer find it in
-    their caches."""
+    their caches. ``solution`` may be CP-SAT's response itself: only the values read here
+    are read (each is a call into OR-Tools; the jokers' places only where a joker lies)."""
     deck = choice.deck
     played = (
         *deck.hand_vars.values(),
@@ -591,9 +618,13 @@ def read(position: Position, choice: MeldChoice, solution: list[int]) -> Move | 
     for shape, codes, index in zip(deck.shapes, deck.shape_codes, deck.shape_vars, strict=True):
         for _ in range(solution[index]):
             new.append((shape, list(codes)))
-    for card, index in deck.joker_vars.items():
-        for _ in range(solution[index]):
-            _put_joker(new, card)
+    # Without a table joker, jokers fill places only where the rack's were played.
+    if deck.table_jokers is not None or (
+        deck.jokers_played is not None and solution[deck.jokers_played]
+    ):
+        for card, index in deck.joker_vars.items():
+            for _ in range(solution[index]):
+                _put_joker(new, card)
     return Move((*kept, *map(interned_meld, _join_runs(new))))
 
 
