@@ -21,7 +21,13 @@ from solver.rearrangement.search import validate_move
 from solver.rearrangement.suggest import suggest_move
 from solver.rummy.position import Move, Position
 
-NOT_FOR_CONTRACT = "No suggestion: nearest legal moves are not for carioca yet."
+NOT_FOR_CONTRACT = (
+    "No suggestion from the rearrangement search: a contract ruleset's nearest legal turn "
+    "is searched by its own handler."
+)
+"""The note of a contract position given to the rearrangement suggestion: never an answer's
+(carioca's ValidateMove is ``service.rummy.contract``'s, with its own suggestion), only a
+guard against running the wrong model."""
 
 
 def verdict_to_proto(verdict: Verdict | ContractVerdict) -> rummy_pb2.ValidateMoveResponse:
