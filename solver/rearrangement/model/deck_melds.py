@@ -93,21 +93,7 @@ def applies(position: Position) -> bool:
 
 def _table_jokers(position: Position) -> int | None:
     """The table's jokers; None where it holds another wild, which the model has no place
-    for (in these rulesets only jokers are wild). Asked twice per solve (``applies``, then
-    the model's key): the last position's answer is kept with it."""
-    global _LAST_TABLE_JOKERS
-    last = _LAST_TABLE_JOKERS
-    if last[0] is position:
-        return last[1]
-    jokers = _count_table_jokers(position)
-    _LAST_TABLE_JOKERS = (position, jokers)  # one tuple: a thread reads it whole
-    return jokers
-
-
-_LAST_TABLE_JOKERS: tuple[Position | None, int | None] = (None, None)
-
-
-def _count_table_jokers(position: Position) -> int | None:
+    for (in these rulesets only jokers are wild)."""
     jokers = 0
     for meld in position.table:
         for tc in meld:
