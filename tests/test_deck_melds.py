@@ -328,20 +328,29 @@ def test_r1_a_third_rack_joker_is_invalid_argument_through_grpc(rummy_stub: Any)
     assert any(field.startswith("position.hand") for field in field_violations(error))
 
 
+def _random_rummikub(
+    rng: random.Random, size: str, table_jokers: int, hand_jokers: int, **more: Any
+) -> Position:
+    """A random Rummikub position of the bench's table and hand sizes."""
+    spec = random_position(
+        rng,
+        "rummikub",
+        table_size=SIZES[size],
+        hand_size=HAND_SIZES["rummikub"],
+        table_jokers=table_jokers,
+        hand_jokers=hand_jokers,
+        **more,
+    )
+    return spec.position()
+
+
 def _table_joker_positions() -> list[Position]:
     rng = random.Random("deck-melds/table-jokers")
     positions = []
     for size in ("small", "mid", "large") * 6:
         table_jokers = rng.choice((1, 2))
-        spec = random_position(
-            rng,
-            "rummikub",
-            table_size=SIZES[size],
-            hand_size=HAND_SIZES["rummikub"],
-            table_jokers=table_jokers,
-            hand_jokers=rng.choice((0, 1)) if table_jokers == 1 else 0,
-        )
-        position = spec.position()
+        hand_jokers = rng.choice((0, 1)) if table_jokers == 1 else 0
+        position = _random_rummikub(rng, size, table_jokers, hand_jokers)
         if position.table_cards()[JOKER_CARD]:
             positions.append(position)
     return positions
@@ -467,17 +476,12 @@ def _opening_positions() -> list[Position]:
     positions = []
     for size in ("small", "mid", "large") * 5:
         table_jokers = rng.choice((0, 1, 2))
-        spec = random_position(
-            rng,
-            "rummikub",
-            table_size=SIZES[size],
-            hand_size=HAND_SIZES["rummikub"],
-            table_jokers=table_jokers,
-            hand_jokers=rng.choice((0, 1)) if table_jokers < 2 else 0,
-            hand_melds=rng.choice((0, 1, 2)),
-            turn=Turn(has_opened=False),
+        hand_jokers = rng.choice((0, 1)) if table_jokers < 2 else 0
+        hand_melds = rng.choice((0, 1, 2))
+        turn = Turn(has_opened=False)
+        positions.append(
+            _random_rummikub(rng, size, table_jokers, hand_jokers, hand_melds=hand_melds, turn=turn)
         )
-        positions.append(spec.position())
     return positions
 
 
