@@ -7,6 +7,7 @@ counter per outcome, seconds for durations, a ``carrossel_`` prefix.
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -48,26 +49,21 @@ CALLS_REFUSED = Counter(
 )
 
 
-_CALL_SERIES: dict[tuple[str, str], tuple[Any, Any]] = {}
+@functools.cache
+def _series(metric: Any, **labels: str) -> Any:
+    """``metric``'s child of ``labels``, looked up once: ``labels`` costs more than the count
+    itself, and a call counts two series and a search one more."""
+    return metric.labels(**labels)
 
 
 def observe_call(method: str, code: str, seconds: float) -> None:
-    """Count one finished call and its duration (the labelled series are looked up once per
-    method and code: ``labels`` costs more than the count itself)."""
-    series = _CALL_SERIES.get((method, code))
-    if series is None:
-        series = (RPCS.labels(method=method, code=code), RPC_SECONDS.labels(method=method))
-        _CALL_SERIES[(method, code)] = series
-    series[0].inc()
-    series[1].observe(seconds)
-
-
-_OUTCOME_SERIES: dict[tuple[str, str], Any] = {}
+    """Count one finished call and its duration."""
+    _series(RPCS, method=method, code=code).inc()
+    _series(RPC_SECONDS, method=method).observe(seconds)
 
 
 def observe_answer(method: str, response: Any) -> None:
-    """Count a search's outcome from an answer that reports one (SolveMove, CheckKnock); the
-    labelled series looked up once per method and outcome, as ``observe_call``'s."""
+    """Count a search's outcome from an answer that reports one (SolveMove, CheckKnock)."""
     if not hasattr(response, "optimal"):
         return
     stats = getattr(response, "stats", None)
@@ -78,12 +74,7 @@ def observe_answer(method: str, response: Any) -> None:
         outcome = "optimal"
     else:
         outcome = "feasible"
-    series = _OUTCOME_SERIES.get((method, outcome))
-    if series is None:
-        series = _OUTCOME_SERIES[(method, outcome)] = SOLVER_OUTCOMES.labels(
-            method=method, outcome=outcome
-        )
-    series.inc()
+    _series(SOLVER_OUTCOMES, method=method, outcome=outcome).inc()
 
 
 @dataclass
