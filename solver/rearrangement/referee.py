@@ -133,22 +133,11 @@ def judge_move(
     if search_rules and (
         ruleset.rearrangement.must_play_if_able or ruleset.rearrangement.add_must_be_maximal
     ):
-        if max_placed is None:
-            raise ValueError(
-                f"{ruleset.name}'s R8 asks how many cards a play can place: judge_move needs "
-                "max_placed (search.validate_move supplies max_cards_placed)"
-            )
         is_add = not is_pass and net <= 0 and played_count > 0
-        violations.extend(
-            search_violations(position, is_pass, is_add, flow.played_cards, max_placed)
-        )
+        violations.extend(_search_rule_violations(position, flow, is_pass, is_add, max_placed))
 
     played = flow.played_cards
-    hand_after = Counter(position.hand)
-    hand_after.subtract(flow.from_hand)
-    hand_after.update(move.to_hand)
-    # elements() skips the codes the play emptied (count 0): no `+hand_after` copy.
-    hand_cards = tuple(sorted(hand_after.elements(), key=sort_key))
+    hand_cards = _hand_after(position, move, flow)
     points = ruleset.hand_points(hand_cards)
     violations.extend(knock_violations(ruleset, move.knock, played_count, points))
     legal = not violations
@@ -162,6 +151,32 @@ def judge_move(
         knock_eligible=legal and knock_eligible(ruleset, played_count, points),
         table=_as_read(move, chosen.table, ambiguous),
     )
+
+
+def _search_rule_violations(
+    position: Position,
+    flow: CardFlow,
+    is_pass: bool,
+    is_add: bool,
+    max_placed: PlacedOracle | None,
+) -> list[Violation]:
+    """R8's questions that need a search (shangai, manipulation): a pass while a play
+    exists, an add that places fewer cards than the largest add."""
+    if max_placed is None:
+        raise ValueError(
+            f"{position.ruleset.name}'s R8 asks how many cards a play can place: judge_move "
+            "needs max_placed (search.validate_move supplies max_cards_placed)"
+        )
+    return search_violations(position, is_pass, is_add, flow.played_cards, max_placed)
+
+
+def _hand_after(position: Position, move: Move, flow: CardFlow) -> tuple[Card, ...]:
+    """The hand after the play, in card order: less what it laid, plus what it took back."""
+    hand_after = Counter(position.hand)
+    hand_after.subtract(flow.from_hand)
+    hand_after.update(move.to_hand)
+    # elements() skips the codes the play emptied (count 0): no `+hand_after` copy.
+    return tuple(sorted(hand_after.elements(), key=sort_key))
 
 
 def _as_read(

@@ -263,43 +263,9 @@ def solve_move(
         if answer is not None:
             return answer
     tm, oracle = _turn_model(position, budget)
-    moves: list[SolvedMove] = []
-    seen: set[TableKey] = set()
-    objective_value = 0.0
-    # `optimal` speaks of the first move (proto: "proved the first move optimal"): further
-    # moves that a time limit cuts short do not unsay it.
-    first_proved: bool | None = None
-    # A proved optimum bounds every later solve, whose model only excludes more tables.
-    ceiling: int | None = None
-    primary = tries.primary_objective(tm, objective)[0]
-    attempts = 0
-    while len(moves) < max_moves and attempts < MOVE_ATTEMPTS * (max_moves + 1):
-        attempts += 1
-        solver = tries.solve_lexicographic(tm, objective, budget, ceiling)
-        if solver is None:
-            break
-        value = round(solver.value(primary))
-        if first_proved is None:
-            first_proved = budget.optimal
-            # The primary objective's value (the solver's may be the tie-break's).
-            objective_value = float(value)
-        ceiling = value if budget.optimal else None
-        move = rebuild_move(tm, solver)
-        # Where the model's count is an upper bound, the table with cards traded to lay more
-        # melds again; once that table is listed, the solution's own (another table).
-        for shown in [lay_again(tm, move), move] if not tm.data.keeps_exact else [move]:
-            if max_moves > 1:  # a single move has none to differ from
-                key = table_key(shown)
-                if key in seen:
-                    continue
-                seen.add(key)
-            moves.append(_checked(position, shown, oracle))
-            break
-        if len(moves) < max_moves:
-            forbid(tm, solver)
-            if time.monotonic() >= budget.deadline:
-                budget.time_limited = True
-                break
+    moves, first_proved, objective_value = _search_moves(
+        position, tm, oracle, objective, max_moves, budget
+    )
     # Found best first by the model's count of melds changed; the table's own count can be
     # lower (docs/solver.md), so equally good moves are ordered by it (a stable sort: the
     # primary order stays).
@@ -319,6 +285,63 @@ def solve_move(
         time_limited=budget.time_limited,
     )
     return SolveResult(tuple(moves), optimal, stats)
+
+
+def _search_moves(
+    position: Position,
+    tm: TurnModel,
+    oracle: PlacedOracle | None,
+    objective: Objective,
+    max_moves: int,
+    budget: Budget,
+) -> tuple[list[SolvedMove], bool | None, float]:
+    """The moves of the turn model, in the order found, each solve excluding the solutions
+    before; whether the first was proved best (None: no move) and its primary value.
+    `optimal` speaks of the first move (proto: "proved the first move optimal"): further
+    moves that a time limit cuts short do not unsay it."""
+    moves: list[SolvedMove] = []
+    seen: set[TableKey] = set()
+    objective_value = 0.0
+    first_proved: bool | None = None
+    # A proved optimum bounds every later solve, whose model only excludes more tables.
+    ceiling: int | None = None
+    primary = tries.primary_objective(tm, objective)[0]
+    for _ in range(MOVE_ATTEMPTS * (max_moves + 1)):
+        if len(moves) >= max_moves:
+            break
+        solver = tries.solve_lexicographic(tm, objective, budget, ceiling)
+        if solver is None:
+            break
+        value = round(solver.value(primary))
+        if first_proved is None:
+            first_proved = budget.optimal
+            # The primary objective's value (the solver's may be the tie-break's).
+            objective_value = float(value)
+        ceiling = value if budget.optimal else None
+        shown = _unseen_table(tm, rebuild_move(tm, solver), seen if max_moves > 1 else None)
+        if shown is not None:
+            moves.append(_checked(position, shown, oracle))
+        if len(moves) < max_moves:
+            forbid(tm, solver)
+            if time.monotonic() >= budget.deadline:
+                budget.time_limited = True
+                break
+    return moves, first_proved, objective_value
+
+
+def _unseen_table(tm: TurnModel, move: Move, seen: set[TableKey] | None) -> Move | None:
+    """The table to list for a solution, None where every table it shows is listed already
+    (``seen``: the tables listed, which it records; None: a single move, none to differ
+    from). Where the model's count is an upper bound, the table with cards traded to lay
+    more melds again; once that table is listed, the solution's own (another table)."""
+    for shown in [lay_again(tm, move), move] if not tm.data.keeps_exact else [move]:
+        if seen is None:
+            return shown
+        key = table_key(shown)
+        if key not in seen:
+            seen.add(key)
+            return shown
+    return None
 
 
 _MEASURES = {

@@ -106,35 +106,60 @@ def solve_lexicographic(
         if settled:
             return weighted
     ideal = _ideal(tm, objective) if ceiling is None else ceiling
-    tried_ideal = False
-    if ideal is not None:
-        # On big tables the hand can usually go out, and this one solve (every hand card
-        # fixed as played) settles it faster than the primary optimisation finds and
-        # proves the same value; where the hand cannot go out, the search mostly proves
-        # that within milliseconds (bench/, docs/solver.md). A further move is often as
-        # good as the one before (another table of the same value): then this one solve
-        # also spares the primary's proof, seconds on the hardest positions.
-        solver, status = _tie_break(tm, expr, ideal, budget)
-        if solver is not None:
-            # A table at the best conceivable value proves the primary optimum too.
-            budget.settle_tie_break(status == cp_model.OPTIMAL)
-            return solver
-        tried_ideal = status == cp_model.UNKNOWN
-        # Below the ideal, one weighted solve mostly proves both objectives at once (where
-        # every hand card can go, it is slower than the ideal's tie-break). Not where it
-        # came first (new melds unlimited), nor where a D4 trade can lower the table's
-        # count of melds changed below the model's: there the two stages, whose tables the
-        # rebuild's trades were measured on (tests/test_solve_move.py, D4).
-        if (
-            status == cp_model.INFEASIBLE
-            and WEIGHTED_BELOW_IDEAL
-            and tm.data.options.max_new_melds is not None
-            and tm.data.keeps_exact
-            and tm.variables.kept.keep
-        ):
-            settled, weighted = _solve_weighted(tm, expr, maximize, budget, both_proved=True)
-            if settled:
-                return weighted
+    if ideal is None:
+        return _two_stages(tm, expr, maximize, budget)
+    settled, answer, tried = _at_the_ideal(tm, expr, maximize, ideal, budget)
+    if settled:
+        return answer
+    return _two_stages(tm, expr, maximize, budget, tried_at=ideal if tried else None)
+
+
+def _at_the_ideal(
+    tm: TurnModel, expr: cp_model.LinearExprT, maximize: bool, ideal: int, budget: Budget
+) -> tuple[bool, cp_model.CpSolver | None, bool]:
+    """The tie-break at the best conceivable value, then below it the one weighted solve
+    where that applies: whether that settled the question, the answer if so, and whether
+    the tie-break's tries ended without knowing (its question asked in vain).
+
+    On big tables the hand can usually go out, and this one solve (every hand card fixed as
+    played) settles it faster than the primary optimisation finds and proves the same
+    value; where the hand cannot go out, the search mostly proves that within milliseconds
+    (bench/, docs/solver.md). A further move is often as good as the one before (another
+    table of the same value): then this one solve also spares the primary's proof, seconds
+    on the hardest positions."""
+    solver, status = _tie_break(tm, expr, ideal, budget)
+    if solver is not None:
+        # A table at the best conceivable value proves the primary optimum too.
+        budget.settle_tie_break(status == cp_model.OPTIMAL)
+        return True, solver, False
+    # Below the ideal, one weighted solve mostly proves both objectives at once (where
+    # every hand card can go, it is slower than the ideal's tie-break). Not where it came
+    # first (new melds unlimited), nor where a D4 trade can lower the table's count of
+    # melds changed below the model's: there the two stages, whose tables the rebuild's
+    # trades were measured on (tests/test_solve_move.py, D4).
+    if (
+        status == cp_model.INFEASIBLE
+        and WEIGHTED_BELOW_IDEAL
+        and tm.data.options.max_new_melds is not None
+        and tm.data.keeps_exact
+        and tm.variables.kept.keep
+    ):
+        settled, weighted = _solve_weighted(tm, expr, maximize, budget, both_proved=True)
+        if settled:
+            return True, weighted, False
+    return False, None, status == cp_model.UNKNOWN
+
+
+def _two_stages(
+    tm: TurnModel,
+    expr: cp_model.LinearExprT,
+    maximize: bool,
+    budget: Budget,
+    tried_at: int | None = None,
+) -> cp_model.CpSolver | None:
+    """The primary optimum proved on the model without the tie-break, then the primary
+    value fixed and the tie-break searched afresh (unless its tries have just asked that
+    very question, ``tried_at``, and found no table), else from the primary's table."""
     # The objective replaces the previous one, so the model itself is solved, not a copy.
     _optimize(tm.model, expr, maximize)
     solver, status = solve_primary(
@@ -153,8 +178,7 @@ def solve_lexicographic(
         budget.settle_tie_break(True)
         return solver  # nothing on the table changed: the tie-break cannot do better
     tie_solver = None
-    # Unless the tie-break has just had its tries on this very question (and found no table).
-    if not (tried_ideal and best == ideal):
+    if best != tried_at:
         tie_solver, status = _tie_break(tm, expr, best, budget)
     if tie_solver is None:
         tie_solver, status = _tie_break_from(tm, expr, best, budget, solver)

@@ -22,6 +22,7 @@ counts it gross (the hand must hold the copy it lays); what the play lays is net
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -128,21 +129,25 @@ def conservation_violations(position: Position, move: Move, flow: CardFlow) -> l
     A missing wild is also a WILD_TO_HAND: a card that leaves the table can only have gone
     to the hand, and the wild rules forbid that (docs/rules.md, "missing wilds").
     """
-    ruleset = position.ruleset
-    out: list[Violation] = []
+    return [
+        *_removed_violations(position, flow),
+        *_to_hand_violations(position, move, flow),
+        *_played_violations(move, flow),
+    ]
+
+
+def _removed_violations(position: Position, flow: CardFlow) -> Iterator[Violation]:
+    """Each card missing from the table after the play (R6), and a wild among them (R5)."""
     for card, count in sorted(flow.removed.items(), key=lambda kv: sort_key(kv[0])):
-        codes = (card.code,) * count
-        text = _copies(card, count)
         were = "was" if count == 1 else "were"
-        out.append(
-            Violation(
-                ViolationCode.TABLE_CARD_REMOVED,
-                f"{text} {were} on the table before and {'is' if count == 1 else 'are'} "
-                "missing after the play; no card may leave the table (R6)",
-                "R6",
-                -1,
-                codes,
-            )
+        yield Violation(
+            ViolationCode.TABLE_CARD_REMOVED,
+            f"{_copies(card, count)} {were} on the table before and "
+            f"{'is' if count == 1 else 'are'} missing after the play; no card may leave the "
+            "table (R6)",
+            "R6",
+            -1,
+            (card.code,) * count,
         )
         # Copies sent back are wilds first (a natural going back is reported below), so
         # the naturals still due on the table are those minus any natural sent back.
@@ -152,68 +157,66 @@ def conservation_violations(position: Position, move: Move, flow: CardFlow) -> l
         if wild_missing > 0 and flow.wild_before[card] > 0:
             hint = (
                 " unless it is released and listed in to_hand"
-                if ruleset.rearrangement.released_wild_to_hand
+                if position.ruleset.rearrangement.released_wild_to_hand
                 else "; a released wild must go into another meld"
             )
-            out.append(
-                Violation(
-                    ViolationCode.WILD_TO_HAND,
-                    f"{card_text(card)} acted as a wild on the table and left it: a wild may "
-                    f"not go to the hand{hint} (R5)",
-                    "R5",
-                    -1,
-                    (card.code,) * wild_missing,
-                )
+            yield Violation(
+                ViolationCode.WILD_TO_HAND,
+                f"{card_text(card)} acted as a wild on the table and left it: a wild may "
+                f"not go to the hand{hint} (R5)",
+                "R5",
+                -1,
+                (card.code,) * wild_missing,
             )
-    to_hand = Counter(move.to_hand)
-    for card, count in sorted(to_hand.items(), key=lambda kv: sort_key(kv[0])):
+
+
+def _to_hand_violations(position: Position, move: Move, flow: CardFlow) -> Iterator[Violation]:
+    """Each card of ``to_hand`` that was not on the table, or that no rule lets go back."""
+    for card, count in sorted(Counter(move.to_hand).items(), key=lambda kv: sort_key(kv[0])):
         absent = count - flow.before[card]
         if absent > 0:
-            out.append(
-                Violation(
-                    _to_hand_code(position, card),
-                    f"to_hand lists {_copies(card, absent)}, which "
-                    f"{'was' if absent == 1 else 'were'} not on the table before the play; "
-                    "only a card taken from the table can "
-                    "go back to the hand (R5, R6)",
-                    "R6",
-                    -1,
-                    (card.code,) * absent,
-                )
+            yield Violation(
+                _to_hand_code(position, card),
+                f"to_hand lists {_copies(card, absent)}, which "
+                f"{'was' if absent == 1 else 'were'} not on the table before the play; "
+                "only a card taken from the table can "
+                "go back to the hand (R5, R6)",
+                "R6",
+                -1,
+                (card.code,) * absent,
             )
         naturals_back = flow.back[card] - flow.wild_before[card]
         if naturals_back > 0:
             what = (
                 f"{card_text(card)} is an ordinary card where it stands"
-                if ruleset.is_wild_card(card)
+                if position.ruleset.is_wild_card(card)
                 else f"{card_text(card)} is not a wild card"
             )
-            out.append(
-                Violation(
-                    ViolationCode.TABLE_CARD_REMOVED,
-                    f"{what}: it may not go from the table to the hand (R6)",
-                    "R6",
-                    -1,
-                    (card.code,) * naturals_back,
-                )
+            yield Violation(
+                ViolationCode.TABLE_CARD_REMOVED,
+                f"{what}: it may not go from the table to the hand (R6)",
+                "R6",
+                -1,
+                (card.code,) * naturals_back,
             )
+
+
+def _played_violations(move: Move, flow: CardFlow) -> Iterator[Violation]:
+    """Each card new on the table beyond the hand's copies of it (R6)."""
     for card, count in sorted(flow.played.items(), key=lambda kv: sort_key(kv[0])):
         missing = count - flow.hand[card]
         if missing <= 0:
             continue
         holds = flow.hand[card]
         held = "no" if holds == 0 else f"only {holds}"
-        out.append(
-            Violation(
-                ViolationCode.CARD_NOT_IN_HAND,
-                f"{_copies(card, count)} {'is' if count == 1 else 'are'} new on the table, "
-                f"but the hand holds {held} {card_text(card)} (R6)",
-                "R6",
-                _meld_holding(move, card),
-                (card.code,) * missing,
-            )
+        yield Violation(
+            ViolationCode.CARD_NOT_IN_HAND,
+            f"{_copies(card, count)} {'is' if count == 1 else 'are'} new on the table, "
+            f"but the hand holds {held} {card_text(card)} (R6)",
+            "R6",
+            _meld_holding(move, card),
+            (card.code,) * missing,
         )
-    return out
 
 
 def _to_hand_code(position: Position, card: Card) -> ViolationCode:

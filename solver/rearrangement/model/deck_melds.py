@@ -227,71 +227,30 @@ def _model(
 def _build(
     rs: Ruleset, players: int, rack: int, table: int, opening: int, measure: Measure
 ) -> DeckMelds:
+    """The model, step by step in the order CP-SAT meets its variables: the shapes' counts,
+    each card's row, the jokers played, the opening, going out, the keep flags, the table's
+    jokers, then the objective."""
     model = FastCpModel()
-    rules = rs.melds
     deck = rs.deck(players)
     shapes = deck_shapes(rs, players)
     shape_vars = [model.new_int_var(0, min(deck[c] for c in s.cards), "") for s in shapes]
-    places: dict[Card, list[cp_model.IntVar]] = {}
-    for shape, var in zip(shapes, shape_vars, strict=True):
-        for card in shape.cards:
-            places.setdefault(card, []).append(var)
-    hand_vars: dict[Card, cp_model.IntVar] = {}
-    joker_vars: dict[Card, cp_model.IntVar] = {}
-    rows: dict[Card, int] = {}
-    jokers = rack + table
-    for card in sorted(places):
-        hand_vars[card] = model.new_int_var(0, 0, "")  # a position writes its hand's bound
-        out = [hand_vars[card]]
-        if jokers:
-            joker_vars[card] = model.new_int_var(0, jokers, "")
-            out.append(joker_vars[card])
-        rows[card] = len(model.proto.constraints)
-        # The table's copies of the card (0 here) are the row's right-hand side.
-        model.add(cp_model.LinearExpr.sum(places[card]) - cp_model.LinearExpr.sum(out) == 0)
-    jokers_played = None
-    if jokers:
-        # The jokers played as one count in the objective, not each place they fill: CP-SAT
-        # proves the median position about a seventh sooner (bench/HISTORY.md).
-        jokers_played = model.new_int_var(0, rack, "")
-        if table:
-            # The table's jokers (the right-hand side) are in the places jokers fill or in
-            # the kept melds holding them (their terms, as a card's row).
-            rows[JOKER_CARD] = len(model.proto.constraints)
-        model.add(cp_model.LinearExpr.sum(list(joker_vars.values())) - jokers_played == 0)
+    cards = _card_rows(model, shapes, shape_vars, rack + table)
+    jokers_played = _jokers_played(model, cards, rack, table)
     # One unit of the primary outweighs every meld kept: a table holds fewer melds than
     # the deck has cards for, and no keep flag is worth as much as one unit.
-    weight = sum(deck.values()) // min(rules.min_sequence, rules.group_min) + 1
-    terms = [(v, -weight * _value(rs, card, measure)) for card, v in hand_vars.items()]
+    weight = sum(deck.values()) // min(rs.melds.min_sequence, rs.melds.group_min) + 1
+    terms = [(v, -weight * _value(rs, card, measure)) for card, v in cards.hand.items()]
     if jokers_played is not None:
         terms.append((jokers_played, -weight * _value(rs, JOKER_CARD, measure)))
     if opening:
-        _opening_rows(rs, model, hand_vars, joker_vars, jokers_played, opening, deck.total())
+        _opening_rows(rs, model, cards.hand, cards.jokers, jokers_played, opening, deck.total())
     went_out = went_out_row = None
     if measure is Measure.GO_OUT:
-        flag = model.new_bool_var("")
-        went_out = flag.index
-        went_out_row = len(model.proto.constraints)
-        played = [*hand_vars.values(), *([] if jokers_played is None else [jokers_played])]
-        # The hand's size (0 here) is the row's lower bound.
-        model.add(cp_model.LinearExpr.sum(played) >= 0).only_enforce_if(flag)
-        terms.append((flag, 0))  # weighs one more than a whole hand: written per position
-    # A table holds at most as many melds as the deck has cards for, and a card is held by
-    # at most as many melds as the deck has copies of it: each meld has a keep flag (fixed
-    # at 0 until a position's meld uses it) and each row a term per copy for the melds
-    # holding its card (a spare fixed at 0 until a position writes a flag there). Made last,
-    # as the flags a position added were: CP-SAT's search meets the variables in this order,
-    # and the flags first made its slow tail slower (bench/HISTORY.md).
-    keep_vars = [model.new_int_var(0, 0, "") for _ in range(weight - 1)]
-    spare_vars = [model.new_int_var(0, 0, "") for _ in range(max(deck[c] for c in places))]
-    holder_terms: dict[Card, int] = {}
-    for card, index in rows.items():
-        row = model.proto.constraints[index].linear
-        holder_terms[card] = len(row.vars)
-        row.vars.extend([v.index for v in spare_vars])
-        row.coeffs.extend([1] * len(spare_vars))
-    terms.extend((v, -1) for v in keep_vars)
-    went_out_term = len(terms) - len(keep_vars) - 1 if went_out is not None else None
+        went_out, went_out_row = _went_out_row(model, cards.hand, jokers_played)
+        terms.append((model.get_bool_var_from_proto_index(went_out), 0))  # written per position
+    keeps = _keep_flags(model, cards.rows, weight - 1, max(deck[c] for c in cards.hand))
+    terms.extend((v, -1) for v in keeps.flags)
+    went_out_term = len(terms) - len(keeps.flags) - 1 if went_out is not None else None
     table_jokers, scale = None, 1
     if table:
         # Below one meld kept, a table joker that keeps its value: where both are as good,
@@ -299,22 +258,19 @@ def _build(
         table_jokers, scale = _table_joker_rows(model, table), table + 1
         terms = [(v, c * scale) for v, c in terms]
         terms.extend((model.get_int_var_from_proto_index(m), 1) for m in table_jokers.moved)
-    objective = model.proto.objective
-    objective.vars.extend([v.index for v, _ in terms])
-    objective.coeffs.extend([c for _, c in terms])  # minimised: a maximisation's sign
-    objective.scaling_factor = -1.0
+    _minimise(model, terms)
     return DeckMelds(
         model=model,
         shapes=shapes,
         weight=weight,
         shape_vars=tuple(v.index for v in shape_vars),
         shape_codes=tuple(shape.codes for shape in shapes),
-        hand_vars={c: v.index for c, v in hand_vars.items()},
-        joker_vars={c: v.index for c, v in joker_vars.items()},
-        rows=rows,
-        keep_vars=tuple(v.index for v in keep_vars),
-        holder_terms=holder_terms,
-        spare_vars=tuple(v.index for v in spare_vars),
+        hand_vars={c: v.index for c, v in cards.hand.items()},
+        joker_vars={c: v.index for c, v in cards.jokers.items()},
+        rows=cards.rows,
+        keep_vars=tuple(v.index for v in keeps.flags),
+        holder_terms=keeps.holder_terms,
+        spare_vars=tuple(v.index for v in keeps.spares),
         went_out_row=went_out_row,
         went_out_term=went_out_term,
         scale=scale,
@@ -322,6 +278,102 @@ def _build(
         table_jokers=table_jokers,
         opening=opening,
     )
+
+
+@dataclass(frozen=True)
+class _CardRows:
+    """Per card of the deck's shapes: its count played from the hand, the places jokers
+    fill (with jokers in play) and its row's index."""
+
+    hand: dict[Card, cp_model.IntVar]
+    jokers: dict[Card, cp_model.IntVar]
+    rows: dict[Card, int]
+
+
+def _card_rows(
+    model: FastCpModel, shapes: Sequence[Shape], shape_vars: Sequence[cp_model.IntVar], jokers: int
+) -> _CardRows:
+    """Each card's row: the shapes' places of it equal the table's copies (the right-hand
+    side, 0 here), plus those played from the hand, plus those a joker fills."""
+    places: dict[Card, list[cp_model.IntVar]] = {}
+    for shape, var in zip(shapes, shape_vars, strict=True):
+        for card in shape.cards:
+            places.setdefault(card, []).append(var)
+    cards = _CardRows({}, {}, {})
+    for card in sorted(places):
+        cards.hand[card] = model.new_int_var(0, 0, "")  # a position writes its hand's bound
+        out = [cards.hand[card]]
+        if jokers:
+            cards.jokers[card] = model.new_int_var(0, jokers, "")
+            out.append(cards.jokers[card])
+        cards.rows[card] = len(model.proto.constraints)
+        model.add(cp_model.LinearExpr.sum(places[card]) - cp_model.LinearExpr.sum(out) == 0)
+    return cards
+
+
+def _jokers_played(
+    model: FastCpModel, cards: _CardRows, rack: int, table: int
+) -> cp_model.IntVar | None:
+    """The rack's jokers played, as one count (None: no joker in play). With jokers on the
+    table, their row (the table's jokers its right-hand side) is the joker card's in
+    ``cards.rows``: they are in the places jokers fill or in the kept melds holding them."""
+    if not rack + table:
+        return None
+    # One count in the objective, not each place they fill: CP-SAT proves the median
+    # position about a seventh sooner (bench/HISTORY.md).
+    played = model.new_int_var(0, rack, "")
+    if table:
+        cards.rows[JOKER_CARD] = len(model.proto.constraints)
+    model.add(cp_model.LinearExpr.sum(list(cards.jokers.values())) - played == 0)
+    return played
+
+
+def _went_out_row(
+    model: FastCpModel, hand: dict[Card, cp_model.IntVar], jokers_played: cp_model.IntVar | None
+) -> tuple[int, int]:
+    """GO_OUT's flag and its row, "went out: every hand card played" (the hand's size, 0
+    here, is the row's lower bound): their indices."""
+    flag = model.new_bool_var("")
+    row = len(model.proto.constraints)
+    played = [*hand.values(), *([] if jokers_played is None else [jokers_played])]
+    model.add(cp_model.LinearExpr.sum(played) >= 0).only_enforce_if(flag)
+    return flag.index, row
+
+
+@dataclass(frozen=True)
+class _KeepFlags:
+    """The keep flags of the melds a table may hold, and the spare terms of the card rows."""
+
+    flags: list[cp_model.IntVar]  # per meld a table may hold
+    spares: list[cp_model.IntVar]  # per copy of a card
+    holder_terms: dict[Card, int]  # per card: where its row's spare terms start
+
+
+def _keep_flags(model: FastCpModel, rows: dict[Card, int], melds: int, copies: int) -> _KeepFlags:
+    """A table holds at most as many melds as the deck has cards for, and a card is held by
+    at most as many melds as the deck has copies of it: a keep flag per meld a table may
+    hold (fixed at 0 until a position's meld uses it),
+    and in each card's row a term per copy for the melds holding it (a spare, fixed at 0,
+    until a position writes a flag there). Made last, as the flags a position added were:
+    CP-SAT's search meets the variables in this order, and the flags first made its slow
+    tail slower (bench/HISTORY.md)."""
+    flags = [model.new_int_var(0, 0, "") for _ in range(melds)]
+    spares = [model.new_int_var(0, 0, "") for _ in range(copies)]
+    holder_terms: dict[Card, int] = {}
+    for card, index in rows.items():
+        row = model.proto.constraints[index].linear
+        holder_terms[card] = len(row.vars)
+        row.vars.extend([v.index for v in spares])
+        row.coeffs.extend([1] * len(spares))
+    return _KeepFlags(flags, spares, holder_terms)
+
+
+def _minimise(model: FastCpModel, terms: Sequence[tuple[cp_model.IntVar, int]]) -> None:
+    """The objective, written whole: ``terms`` carry a maximisation's sign."""
+    objective = model.proto.objective
+    objective.vars.extend([v.index for v, _ in terms])
+    objective.coeffs.extend([c for _, c in terms])
+    objective.scaling_factor = -1.0
 
 
 def _opening_rows(
