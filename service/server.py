@@ -15,6 +15,8 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -278,15 +280,11 @@ def serve(
         from service.workers import serve_workers
 
         return serve_workers(port, host, workers, http_port, options or ServeOptions())
-    configure_logging()
-    memory.limit_arenas()
-    # A thread building a CP-SAT model in Python gives the GIL up every millisecond rather
-    # than every 5: a cheap call that arrives meanwhile waits at most about that long.
-    sys.setswitchinterval(SWITCH_INTERVAL_S)
-    warm_up_models()
+    _prepare_process()
+    options = options or ServeOptions()
     address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     try:
-        built = build_server(address, options=options or ServeOptions())
+        built = build_server(address, options=options)
     except ConfigError as exc:
         log.error("cannot start: %s", exc)
         return 2
@@ -307,6 +305,38 @@ def serve(
             built.stop(None).wait(1.0)
             return 2
         log.info("referee's page on http://%s:%d/", host, front.port)
+    with _stop_signals() as stop_requested:
+        log.info(
+            "carrossel serving on %s:%d (%s%s)",
+            host,
+            built.port,
+            "TLS" if options.tls else "plaintext",
+            f", metrics on port {built.metrics.port}" if built.metrics else "",
+        )
+        while not stop_requested.wait(0.5):
+            pass
+        built.stop(grace, options.drain_seconds).wait(grace + 1.0)
+        built.capacity.shutdown()
+        if front is not None:
+            front.stop()  # after: the page's calls in flight finish within the grace too
+        log.info("carrossel stopped")
+    return 0
+
+
+def _prepare_process() -> None:
+    """The process's settings for serving, and the models built before the first call."""
+    configure_logging()
+    memory.limit_arenas()
+    # A thread building a CP-SAT model in Python gives the GIL up every millisecond rather
+    # than every 5: a cheap call that arrives meanwhile waits at most about that long.
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    warm_up_models()
+
+
+@contextmanager
+def _stop_signals() -> Iterator[threading.Event]:
+    """An event set by SIGTERM or SIGINT within the block (a graceful stop, not the process's
+    end); the signals' handlers before are put back after it."""
     stop_requested = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -315,23 +345,8 @@ def serve(
         stop_requested.set()
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
-    log.info(
-        "carrossel serving on %s:%d (%s%s)",
-        host,
-        built.port,
-        "TLS" if options and options.tls else "plaintext",
-        f", metrics on port {built.metrics.port}" if built.metrics else "",
-    )
     try:
-        while not stop_requested.wait(0.5):
-            pass
-        drain = (options or ServeOptions()).drain_seconds
-        built.stop(grace, drain).wait(grace + 1.0)
-        built.capacity.shutdown()
-        if front is not None:
-            front.stop()  # after: the page's calls in flight finish within the grace too
-        log.info("carrossel stopped")
+        yield stop_requested
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    return 0

@@ -382,6 +382,51 @@ def _build_slot_releases(
     m.add(sum_of(holds) >= slot.active)
 
 
+def _free_wilds(
+    m: cp_model.CpModel, data: TurnData, pool: PoolVariables, slots: tuple[MeldSlot, ...]
+) -> dict[Card, cp_model.IntVar]:
+    """Per wild-capable card, how many copies are laid as free wilds (anywhere, any value):
+    as many as the free wilds' places of the slots and the pool."""
+    free_wilds: dict[Card, cp_model.IntVar] = {}
+    for card in data.wild_capable:
+        cap = data.table_count[card] + data.hand_count[card]
+        free_wilds[card] = m.new_int_var(0, cap, "free")
+    free_slots = [v for s in slots for v in s.run_free_wild.values()] + [
+        v for s in slots for v in s.group_free_wilds.values()
+    ]
+    free_slots += [*pool.run_free_wilds.values(), *pool.group_free_wilds.values()]
+    free_slots += pool.stand_ins.values()
+    m.add(sum_of(free_wilds.values()) == sum_of(free_slots))
+    return free_wilds
+
+
+def _kept_cards(
+    data: TurnData, kept: KeptMelds, links: LinkedMelds
+) -> dict[Card, list[cp_model.LinearExprT]]:
+    """Per card, its copies in each kept meld that holds its own cards (a linked meld's
+    cards are the pool's)."""
+    kept_by_card: dict[Card, list[cp_model.LinearExprT]] = {}
+    for M, meld in enumerate(data.position.table):
+        if not links.leaves_pool[M]:
+            continue
+        for c, n in Counter(tc.card for tc in meld).items():
+            kept_by_card.setdefault(c, []).append(n * kept.held[M])
+    return kept_by_card
+
+
+def _wild_fates(
+    data: TurnData, wilds: WildsInSlots, to_hand: dict[int, cp_model.IntVar]
+) -> dict[Card, list[cp_model.LinearExprT]]:
+    """Per card, where its table wilds go: the places they may take, or back to the hand."""
+    wild_fates: dict[Card, list[cp_model.LinearExprT]] = {}
+    for i, w in enumerate(data.wilds):
+        fates = wild_fates.setdefault(w.card, [])
+        fates += wilds.placed[i]
+        if i in to_hand:
+            fates.append(to_hand[i])
+    return wild_fates
+
+
 def build_conservation(
     m: cp_model.CpModel,
     data: TurnData,
@@ -395,31 +440,12 @@ def build_conservation(
 ) -> dict[Card, cp_model.IntVar]:
     """Per card code: everything on the table after = table before + hand cards played.
     Returns the free wilds of each card (a wild laid anywhere with any value)."""
-    free_wilds: dict[Card, cp_model.IntVar] = {}
-    for card in data.wild_capable:
-        cap = data.table_count[card] + data.hand_count[card]
-        free_wilds[card] = m.new_int_var(0, cap, "free")
-    free_slots = [v for s in slots for v in s.run_free_wild.values()] + [
-        v for s in slots for v in s.group_free_wilds.values()
-    ]
-    free_slots += [*pool.run_free_wilds.values(), *pool.group_free_wilds.values()]
-    free_slots += pool.stand_ins.values()
-    m.add(sum_of(free_wilds.values()) == sum_of(free_slots))
+    free_wilds = _free_wilds(m, data, pool, slots)
     fills_by_code: dict[Code, list[cp_model.LinearExprT]] = {}
     for (p, suit), v in pool.run_fill.items():
         fills_by_code.setdefault((rank_of_position(p), suit), []).append(v)
-    kept_by_card: dict[Card, list[cp_model.LinearExprT]] = {}
-    for M, meld in enumerate(data.position.table):
-        if not links.leaves_pool[M]:
-            continue  # a linked meld's cards are the pool's
-        for c, n in Counter(tc.card for tc in meld).items():
-            kept_by_card.setdefault(c, []).append(n * kept.held[M])
-    wild_fates: dict[Card, list[cp_model.LinearExprT]] = {}
-    for i, w in enumerate(data.wilds):
-        fates = wild_fates.setdefault(w.card, [])
-        fates += wilds.placed[i]
-        if i in to_hand:
-            fates.append(to_hand[i])
+    kept_by_card = _kept_cards(data, kept, links)
+    wild_fates = _wild_fates(data, wilds, to_hand)
 
     def pool_places(code: Code) -> list[cp_model.LinearExprT]:
         places = list(fills_by_code.get(code, ()))

@@ -146,11 +146,7 @@ def collect_data(position: Position, options: ModelOptions) -> TurnData:
     hand_count: Counter[Card] = Counter(position.hand)
     all_cards = set(table_count) | set(hand_count)
     wild_capable = sorted(c for c in all_cards if rs.is_wild_card(c))
-    # Natural supply per code: every ordinary card may stand as a natural.
-    supply: Counter[Code] = Counter()
-    for card in all_cards:
-        if card.is_ordinary:
-            supply[natural_code(card)] += table_count[card] + hand_count[card]
+    supply = _natural_supply(all_cards, table_count, hand_count)
     memo: list[list[Counter[Code]]] = []
 
     def meld_naturals() -> list[Counter[Code]]:
@@ -166,16 +162,7 @@ def collect_data(position: Position, options: ModelOptions) -> TurnData:
     # With enough wild cards for a run of wilds alone (mexe-mexe's 2s), the pool's runs
     # must be shown to hold a natural each (R4, ``pool._build_run_naturals``).
     wild_supply = sum(table_count[c] + hand_count[c] for c in wild_capable)
-    # A lone free wild in same-suit runs and distinct-suit groups stands for one card
-    # code, so the pool is counted as if without wilds (``pool._build_stand_ins``).
-    stand_in = (
-        options.stand_ins
-        and same_suit
-        and rs.melds.group_suits_distinct
-        and not wilds
-        and 0 < wild_supply <= STAND_IN_WILDS
-        and wild_supply < min(rs.melds.min_sequence, rs.melds.group_min)
-    )
+    stand_in = options.stand_ins and same_suit and _lone_wilds_stand_in(rs, wilds, wild_supply)
     n_slots = len(releasable) + lineage
     occupants = range(len(wilds)) if lineage else releasable
     slot_runs, slot_groups = _slot_kinds(wilds, meld_naturals, positions, occupants)
@@ -210,6 +197,29 @@ def collect_data(position: Position, options: ModelOptions) -> TurnData:
     if not shapes and matches_exact:
         return data
     return replace(data, match_shapes=shapes, keeps_exact=keeps_exact and matches_exact)
+
+
+def _natural_supply(
+    cards: set[Card], table_count: Counter[Card], hand_count: Counter[Card]
+) -> Counter[Code]:
+    """The cards in play per natural code: every ordinary card may stand as a natural."""
+    supply: Counter[Code] = Counter()
+    for card in cards:
+        if card.is_ordinary:
+            supply[natural_code(card)] += table_count[card] + hand_count[card]
+    return supply
+
+
+def _lone_wilds_stand_in(rs: Ruleset, wilds: Sequence[object], wild_supply: int) -> bool:
+    """A lone free wild in same-suit runs and distinct-suit groups stands for one card
+    code, so the pool is counted as if without wilds (``pool._build_stand_ins``): where no
+    wild is on the table and too few are in play to make a meld of wilds."""
+    return (
+        rs.melds.group_suits_distinct
+        and not wilds
+        and 0 < wild_supply <= STAND_IN_WILDS
+        and wild_supply < min(rs.melds.min_sequence, rs.melds.group_min)
+    )
 
 
 def _read_table(
