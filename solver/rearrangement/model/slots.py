@@ -71,30 +71,30 @@ def _build_slot(m: cp_model.CpModel, data: TurnData) -> MeldSlot:
 
 def _build_slot_run(m: cp_model.CpModel, data: TurnData, slot: MeldSlot) -> None:
     rs = data.ruleset
-    isrun = slot.is_run
+    is_run = slot.is_run
     has_wilds = bool(data.wild_capable)
     starts = []
     prev: cp_model.IntVar | None = None
     for p in data.positions:
-        occ = m.new_bool_var("slot_occupied")
+        occupied = m.new_bool_var("slot_occupied")
         start = m.new_bool_var("slot_start")
-        m.add(start <= occ)
+        m.add(start <= occupied)
         if prev is None:
-            m.add(occ <= start)
+            m.add(occupied <= start)
         else:
-            m.add(occ <= prev + start)
+            m.add(occupied <= prev + start)
             m.add(start + prev <= 1)
         starts.append(start)
-        slot.occupied[p] = occ
-        prev = occ
-    m.add(sum(starts) == isrun)
+        slot.occupied[p] = occupied
+        prev = occupied
+    m.add(sum(starts) == is_run)
     length = sum(slot.occupied.values())
-    m.add(length >= rs.melds.min_sequence * isrun)
-    m.add(length <= rs.melds.max_sequence * isrun)
+    m.add(length >= rs.melds.min_sequence * is_run)
+    m.add(length <= rs.melds.max_sequence * is_run)
     if data.same_suit:
         for s in SUITS:
             slot.run_suit[s] = m.new_bool_var("slot_suit")
-        m.add(sum(slot.run_suit.values()) == isrun)
+        m.add(sum(slot.run_suit.values()) == is_run)
     suits = _run_suits(data)
     for p in data.positions:
         r = rank_of_position(p)
