@@ -11,7 +11,7 @@ from ortools.sat.python import cp_model
 from solver.core.cards import SUITS, Card
 from solver.core.rulesets import rank_of_position
 from solver.rearrangement.model.cp import sum_of
-from solver.rearrangement.model.data import Code, GroupKey, RunKey, Shape, TurnData
+from solver.rearrangement.model.data import Code, GroupKey, RunKey, Shape, TableWild, TurnData
 from solver.rearrangement.model.pool import PoolVariables
 from solver.rearrangement.model.slots import MeldSlot
 
@@ -144,61 +144,80 @@ def build_wild_fates(
 ) -> WildsInSlots:
     """Every table wild: kept, fixed in a slot or the pool with its value, or released
     (R5); and each slot's wild places and group sizes."""
-    rs = data.ruleset
-    in_run: dict[tuple[int, int, int], cp_model.IntVar] = {}
-    in_group: dict[tuple[int, int], cp_model.IntVar] = {}
-    in_slot: dict[tuple[int, int], cp_model.LinearExprT] = {}
-    placed: dict[int, list[cp_model.IntVar]] = {}
+    fates = WildsInSlots({}, {}, {}, {})
     for i, w in enumerate(data.wilds):
-        placements = []
-        for k, slot in enumerate(slots):
-            here = []
-            for p in data.positions:
-                if rank_of_position(p) != w.value.rank or p not in slot.run_wild:
-                    continue
-                v = m.new_bool_var("fx")
-                if data.same_suit and w.value.suit is not None:
-                    m.add(v <= slot.run_suit[w.value.suit])
-                in_run[(i, k, p)] = v
-                here.append(v)
-            if slot.group_rank:
-                g = m.new_bool_var("fxg")
-                m.add(g <= slot.group_rank[w.value.rank])
-                in_group[(i, k)] = g
-                here.append(g)
-            in_slot[(i, k)] = sum(here)
-            placements.extend(here)
+        placements = _wild_in_slots(m, data, i, w, slots, fates)
         placements += [v for (i2, _, _), v in pool.run_table_wilds.items() if i2 == i]
         if i in pool.group_table_wilds:
             placements.append(pool.group_table_wilds[i])
-        placed[i] = placements
+        fates.placed[i] = placements
         fate = [kept.keep[w.meld], *placements]
         if i in released:
             fate.append(released[i])
         m.add(sum(fate) == 1)
     for k, slot in enumerate(slots):
-        for p, wvar in slot.run_wild.items():
-            fixed = [v for (i, k2, p2), v in in_run.items() if k2 == k and p2 == p]
-            m.add(wvar == slot.run_free_wild[p] + sum(fixed))
-        for r in slot.group_rank:
-            fixed_g = [in_group[(i, k)] for i, w in enumerate(data.wilds) if w.value.rank == r]
-            free_g = slot.group_free_wilds.get(r, 0)
-            n_nat = sum(v for (r2, _), v in slot.group_natural.items() if r2 == r)
-            size = n_nat + free_g + sum(fixed_g)
-            g = slot.group_rank[r]
-            m.add(size >= rs.melds.group_min * g)
-            m.add(size <= rs.melds.group_max * g)
-            if rs.melds.group_suits_distinct:
-                # A suited wild stands for that very card: its suit must be missing (R4).
-                for s in SUITS:
-                    suited = [
-                        in_group[(i, k)]
-                        for i, w in enumerate(data.wilds)
-                        if w.value.rank == r and w.value.suit == s
-                    ]
-                    if suited:
-                        m.add(sum(suited) + slot.group_natural.get((r, s), 0) <= 1)
-    return WildsInSlots(in_run, in_group, in_slot, placed)
+        _slot_wild_rows(m, data, k, slot, fates)
+    return fates
+
+
+def _wild_in_slots(
+    m: cp_model.CpModel,
+    data: TurnData,
+    i: int,
+    w: TableWild,
+    slots: tuple[MeldSlot, ...],
+    fates: WildsInSlots,
+) -> list[cp_model.IntVar]:
+    """Table wild ``i`` fixed in a slot with its value: a flag per run place of its rank
+    and per slot's group; they are recorded in ``fates`` and returned."""
+    placements: list[cp_model.IntVar] = []
+    for k, slot in enumerate(slots):
+        here = []
+        for p in data.positions:
+            if rank_of_position(p) != w.value.rank or p not in slot.run_wild:
+                continue
+            v = m.new_bool_var("fx")
+            if data.same_suit and w.value.suit is not None:
+                m.add(v <= slot.run_suit[w.value.suit])
+            fates.in_run[(i, k, p)] = v
+            here.append(v)
+        if slot.group_rank:
+            g = m.new_bool_var("fxg")
+            m.add(g <= slot.group_rank[w.value.rank])
+            fates.in_group[(i, k)] = g
+            here.append(g)
+        fates.in_slot[(i, k)] = sum(here)
+        placements.extend(here)
+    return placements
+
+
+def _slot_wild_rows(
+    m: cp_model.CpModel, data: TurnData, k: int, slot: MeldSlot, fates: WildsInSlots
+) -> None:
+    """Slot ``k``'s wild places (free wilds and table wilds fixed there) and its groups'
+    sizes, with R4's missing suit for a suited wild."""
+    rs = data.ruleset
+    for p, wvar in slot.run_wild.items():
+        fixed = [v for (i, k2, p2), v in fates.in_run.items() if k2 == k and p2 == p]
+        m.add(wvar == slot.run_free_wild[p] + sum(fixed))
+    for r in slot.group_rank:
+        fixed_g = [fates.in_group[(i, k)] for i, w in enumerate(data.wilds) if w.value.rank == r]
+        free_g = slot.group_free_wilds.get(r, 0)
+        n_nat = sum(v for (r2, _), v in slot.group_natural.items() if r2 == r)
+        size = n_nat + free_g + sum(fixed_g)
+        g = slot.group_rank[r]
+        m.add(size >= rs.melds.group_min * g)
+        m.add(size <= rs.melds.group_max * g)
+        if rs.melds.group_suits_distinct:
+            # A suited wild stands for that very card: its suit must be missing (R4).
+            for s in SUITS:
+                suited = [
+                    fates.in_group[(i, k)]
+                    for i, w in enumerate(data.wilds)
+                    if w.value.rank == r and w.value.suit == s
+                ]
+                if suited:
+                    m.add(sum(suited) + slot.group_natural.get((r, s), 0) <= 1)
 
 
 def build_matches(

@@ -54,8 +54,48 @@ def build_pool(
 ) -> PoolVariables:
     """The pool's variables and constraints; ``held``: which melds before stay as they
     were (a linked run among them takes its naturals, ``_build_run_naturals``)."""
-    rs = data.ruleset
     pool_fixed, suits, fits = table_wild_fits(data)
+    runs = _build_pool_runs(m, data, held, suits, fits)
+    groups = _build_pool_groups(m, data, pool_fixed)
+    stand_ins = _build_stand_ins(m, data, runs.fill, groups.suits) if data.stand_in else {}
+    return PoolVariables(
+        runs=runs.runs,
+        run_fill=runs.fill,
+        run_free_wilds=runs.free,
+        run_table_wilds=runs.fixed,
+        groups=groups.groups,
+        group_sets=groups.sets,
+        group_suits=groups.suits,
+        group_free_wilds=groups.free,
+        group_table_wilds=groups.fixed,
+        stand_ins=stand_ins,
+        deferred_run_naturals=runs.deferred,
+        run_flow=runs.flow,
+    )
+
+
+@dataclass(frozen=True)
+class _PoolRuns:
+    """The pool's runs: a count per run template, or the flow along the places (``flow``),
+    and what fills each place."""
+
+    flow: RunFlow | None
+    runs: dict[RunKey, cp_model.IntVar]
+    fill: dict[tuple[int, str], cp_model.LinearExprT]
+    free: dict[RunPlace, cp_model.IntVar]
+    fixed: dict[tuple[int, int, str | None], cp_model.IntVar]
+    deferred: RunNaturals | None  # the "a natural in every run" rows, left to the caller
+
+
+def _build_pool_runs(
+    m: cp_model.CpModel,
+    data: TurnData,
+    held: Sequence[cp_model.IntVar],
+    suits: tuple[str | None, ...],
+    fits: dict[str | None, list[list[int]]],
+) -> _PoolRuns:
+    """The runs, as a flow where it applies (``run_flow``), else a count per template; then
+    their places, and where wilds could make a run alone, a natural in every run (R4)."""
     flow: RunFlow | None = None
     runs: dict[RunKey, cp_model.IntVar] = {}
     covering: dict[str | None, list[list[cp_model.IntVar]]]
@@ -74,11 +114,27 @@ def build_pool(
             deferred = windows
         else:
             windows.add(m)
-    groups: dict[tuple[int, int], cp_model.IntVar] = {}
-    group_sets: dict[GroupKey, cp_model.IntVar] = {}
-    group_suits: dict[Code, cp_model.LinearExprT] = {}
-    group_free: dict[int, cp_model.IntVar] = {}
-    group_fixed: dict[int, cp_model.IntVar] = {}
+    return _PoolRuns(flow, runs, run_fill, run_free, run_fixed, deferred)
+
+
+@dataclass(frozen=True)
+class _PoolGroups:
+    """The pool's groups: counts per rank and size where wilds join them, else per set of
+    suits; the naturals of each card code they hold; the wilds in them."""
+
+    groups: dict[tuple[int, int], cp_model.IntVar]
+    sets: dict[GroupKey, cp_model.IntVar]
+    suits: dict[Code, cp_model.LinearExprT]
+    free: dict[int, cp_model.IntVar]
+    fixed: dict[int, cp_model.IntVar]
+
+
+def _build_pool_groups(
+    m: cp_model.CpModel, data: TurnData, pool_fixed: Sequence[int]
+) -> _PoolGroups:
+    """Each rank's groups, where its cards and the wilds can make one."""
+    rs = data.ruleset
+    out = _PoolGroups({}, {}, {}, {}, {})
     for r in range(1, 14):
         avail = [s for s in SUITS if data.natural_supply[(r, s)]]
         fixed_here = [i for i in pool_fixed if data.wilds[i].value.rank == r]
@@ -91,27 +147,13 @@ def build_pool(
             if data.options.group_flags and sets:
                 cards = sum(data.natural_supply[(r, s)] for s in avail) + lone
                 flag_groups(m, list(sets.values()), cards // rs.melds.group_min)
-            group_sets.update(sets)
-            group_suits.update(suit_sums)
+            out.sets.update(sets)
+            out.suits.update(suit_sums)
             continue
         _build_groups_of_rank(
-            m, data, r, avail, fixed_here, groups, group_suits, group_free, group_fixed
+            m, data, r, avail, fixed_here, out.groups, out.suits, out.free, out.fixed
         )
-    stand_ins = _build_stand_ins(m, data, run_fill, group_suits) if data.stand_in else {}
-    return PoolVariables(
-        runs=runs,
-        run_fill=run_fill,
-        run_free_wilds=run_free,
-        run_table_wilds=run_fixed,
-        groups=groups,
-        group_sets=group_sets,
-        group_suits=group_suits,
-        group_free_wilds=group_free,
-        group_table_wilds=group_fixed,
-        stand_ins=stand_ins,
-        deferred_run_naturals=deferred,
-        run_flow=flow,
-    )
+    return out
 
 
 def with_run_naturals(
