@@ -162,7 +162,7 @@ def collect_data(position: Position, options: ModelOptions) -> TurnData:
     # With enough wild cards for a run of wilds alone (mexe-mexe's 2s), the pool's runs
     # must be shown to hold a natural each (R4, ``pool._build_run_naturals``).
     wild_supply = sum(table_count[c] + hand_count[c] for c in wild_capable)
-    stand_in = options.stand_ins and same_suit and _lone_wilds_stand_in(rs, wilds, wild_supply)
+    stand_in = options.stand_ins and _lone_wilds_stand_in(rs, wilds, wild_supply)
     n_slots = len(releasable) + lineage
     occupants = range(len(wilds)) if lineage else releasable
     slot_runs, slot_groups = _slot_kinds(wilds, meld_naturals, positions, occupants)
@@ -210,12 +210,13 @@ def _natural_supply(
     return supply
 
 
-def _lone_wilds_stand_in(rs: Ruleset, wilds: Sequence[object], wild_supply: int) -> bool:
+def _lone_wilds_stand_in(rs: Ruleset, wilds: Sequence[TableWild], wild_supply: int) -> bool:
     """A lone free wild in same-suit runs and distinct-suit groups stands for one card
     code, so the pool is counted as if without wilds (``pool._build_stand_ins``): where no
     wild is on the table and too few are in play to make a meld of wilds."""
     return (
-        rs.melds.group_suits_distinct
+        rs.melds.sequence_suits is SuitRule.SAME_SUIT
+        and rs.melds.group_suits_distinct
         and not wilds
         and 0 < wild_supply <= STAND_IN_WILDS
         and wild_supply < min(rs.melds.min_sequence, rs.melds.group_min)

@@ -246,8 +246,9 @@ def _build(
         _opening_rows(rs, model, cards.hand, cards.jokers, jokers_played, opening, deck.total())
     went_out = went_out_row = None
     if measure is Measure.GO_OUT:
-        went_out, went_out_row = _went_out_row(model, cards.hand, jokers_played)
-        terms.append((model.get_bool_var_from_proto_index(went_out), 0))  # written per position
+        flag, went_out_row = _went_out_row(model, cards.hand, jokers_played)
+        went_out = flag.index
+        terms.append((flag, 0))  # weighs one more than a whole hand: written per position
     keeps = _keep_flags(model, cards.rows, weight - 1, max(deck[c] for c in cards.hand))
     terms.extend((v, -1) for v in keeps.flags)
     went_out_term = len(terms) - len(keeps.flags) - 1 if went_out is not None else None
@@ -330,14 +331,14 @@ def _jokers_played(
 
 def _went_out_row(
     model: FastCpModel, hand: dict[Card, cp_model.IntVar], jokers_played: cp_model.IntVar | None
-) -> tuple[int, int]:
-    """GO_OUT's flag and its row, "went out: every hand card played" (the hand's size, 0
-    here, is the row's lower bound): their indices."""
+) -> tuple[cp_model.IntVar, int]:
+    """GO_OUT's flag and its row's index, "went out: every hand card played" (the hand's
+    size, 0 here, is the row's lower bound)."""
     flag = model.new_bool_var("")
     row = len(model.proto.constraints)
     played = [*hand.values(), *([] if jokers_played is None else [jokers_played])]
     model.add(cp_model.LinearExpr.sum(played) >= 0).only_enforce_if(flag)
-    return flag.index, row
+    return flag, row
 
 
 @dataclass(frozen=True)
@@ -352,11 +353,11 @@ class _KeepFlags:
 def _keep_flags(model: FastCpModel, rows: dict[Card, int], melds: int, copies: int) -> _KeepFlags:
     """A table holds at most as many melds as the deck has cards for, and a card is held by
     at most as many melds as the deck has copies of it: a keep flag per meld a table may
-    hold (fixed at 0 until a position's meld uses it),
-    and in each card's row a term per copy for the melds holding it (a spare, fixed at 0,
-    until a position writes a flag there). Made last, as the flags a position added were:
-    CP-SAT's search meets the variables in this order, and the flags first made its slow
-    tail slower (bench/HISTORY.md)."""
+    hold (fixed at 0 until a position's meld uses it), and in each card's row a term per
+    copy for the melds holding it (a spare, fixed at 0, until a position writes a flag
+    there). Made last, as the flags a position added were: CP-SAT's search meets the
+    variables in this order, and the flags first made its slow tail slower
+    (bench/HISTORY.md)."""
     flags = [model.new_int_var(0, 0, "") for _ in range(melds)]
     spares = [model.new_int_var(0, 0, "") for _ in range(copies)]
     holder_terms: dict[Card, int] = {}
