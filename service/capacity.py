@@ -33,7 +33,7 @@ from concurrent import futures
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
-from service import affinity
+from service import affinity, keep_warm
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -98,6 +98,7 @@ class CountingExecutor(futures.ThreadPoolExecutor):
             initializer=functools.partial(_start_thread, nicer, every_core),
         )
         self.max_workers = max_workers
+        self.warm: keep_warm.WarmThread | None = None
         self._load = 0
         self._load_lock = threading.Lock()
 
@@ -116,12 +117,32 @@ class CountingExecutor(futures.ThreadPoolExecutor):
                 with self._load_lock:
                     self._load -= 1
 
+        if self.warm is not None and (handed := self._hand_to_warm(self.warm, counted)):
+            return handed
         try:
             return super().submit(counted)
         except BaseException:
             with self._load_lock:
                 self._load -= 1
             raise
+
+    def _hand_to_warm(
+        self, warm: keep_warm.WarmThread, counted: Callable[[], T]
+    ) -> futures.Future[T] | None:
+        """``counted`` run on the warm thread if it holds no call (its future), else None."""
+        future: futures.Future[T] = futures.Future()
+
+        def task() -> None:
+            if not future.set_running_or_notify_cancel():
+                with self._load_lock:
+                    self._load -= 1
+                return
+            try:
+                future.set_result(counted())
+            except BaseException as error:  # handed to the future, as the pool does
+                future.set_exception(error)
+
+        return future if warm.offer(task) else None
 
 
 @dataclass(frozen=True)
@@ -145,8 +166,10 @@ class Capacity:
         max_pending: int | None = None,
         max_streams: int = DEFAULT_STREAMS,
         solve_places: int = DEFAULT_SOLVE_PLACES,
+        keep_warm_s: float = 0.0,
     ) -> None:
-        """``solve_places``: solve slots plus the solve queue's length (threads of ``solves``)."""
+        """``solve_places``: solve slots plus the solve queue's length (threads of ``solves``);
+        ``keep_warm_s`` > 0 gives ``solves`` a warm thread (``service.keep_warm``)."""
         if workers < 1 or max_streams < 1 or solve_places < 1:
             raise ValueError("a server needs at least one worker, stream and solve place")
         pending = workers * DEFAULT_PENDING_PER_WORKER if max_pending is None else max_pending
@@ -158,6 +181,12 @@ class Capacity:
             ),
             solve_places,
         )
+        if keep_warm_s > 0:
+            self.solves.pool.warm = keep_warm.WarmThread(
+                "carrossel-solve-warm",
+                functools.partial(_start_thread, SOLVE_THREAD_NICE, True),
+                keep_warm_s,
+            )
         self.probes = Lane("probes", CountingExecutor(PROBE_WORKERS, "carrossel-probe"), None)
         self.streams = Lane(
             "streams", CountingExecutor(max_streams, "carrossel-stream"), max_streams
@@ -186,3 +215,5 @@ class Capacity:
         """Let the pools' threads end once their tasks are done (after the server stops)."""
         for lane in (self.calls, self.solves, self.probes, self.streams, self.refusals):
             lane.pool.shutdown(wait=False)
+        if self.solves.pool.warm is not None:
+            self.solves.pool.warm.stop()

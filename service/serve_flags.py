@@ -14,6 +14,10 @@ if TYPE_CHECKING:  # imported when serving: the other commands start without grp
     from service.server import ServeOptions
 
 
+MAX_KEEP_WARM_S = 3600.0
+"""The longest --keep-warm window taken: an hour of rehearsals is already a choice to make."""
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     tls = parser.add_argument_group("TLS and tokens (docs/deploy.md)")
     tls.add_argument("--tls-cert", type=Path, help="PEM certificate chain: serve TLS only")
@@ -52,6 +56,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "cores it may use, as on a machine or cpuset of its own; off otherwise)",
     )
     ops.add_argument(
+        "--keep-warm",
+        type=float,
+        metavar="SECONDS",
+        help="after a SolveMove, solve it again on a spare core for this long, answer thrown "
+        "away, so the next call finds the caches warm; 0 turns it off (default 1 where the "
+        "process has 2 cores or more and no CPU quota, 0 otherwise)",
+    )
+    ops.add_argument(
         "--drain-seconds",
         type=float,
         help="on SIGTERM, answer NOT_SERVING this long before stopping (default 1)",
@@ -76,10 +88,15 @@ def options_from_args(args: argparse.Namespace) -> ServeOptions:
     from service.server import ServeOptions
 
     defaults = ServeOptions()
-    if (args.max_solves is not None and args.max_solves < 1) or (
-        args.solve_queue is not None and args.solve_queue < 0
+    if (
+        (args.max_solves is not None and args.max_solves < 1)
+        or (args.solve_queue is not None and args.solve_queue < 0)
+        or (args.keep_warm is not None and not 0 <= args.keep_warm <= MAX_KEEP_WARM_S)
     ):
-        raise SystemExit("carrossel serve: --max-solves is 1 or more, --solve-queue 0 or more")
+        raise SystemExit(
+            "carrossel serve: --max-solves is 1 or more, --solve-queue 0 or more, "
+            f"--keep-warm 0-{MAX_KEEP_WARM_S:g} seconds"
+        )
     tls = None
     if args.tls_cert or args.tls_key or args.tls_client_ca:
         if not (args.tls_cert and args.tls_key):
@@ -97,6 +114,7 @@ def options_from_args(args: argparse.Namespace) -> ServeOptions:
             defaults.drain_seconds if args.drain_seconds is None else args.drain_seconds
         ),
         pin_calls=args.pin_calls,
+        keep_warm_s=args.keep_warm,
     )
 
 

@@ -33,7 +33,7 @@ from carrossel.v1 import (
     rummy_pb2,
     rummy_pb2_grpc,
 )
-from service import affinity, capacity, limits, memory, metrics
+from service import affinity, capacity, keep_warm, limits, memory, metrics
 from service.fishing import FishingServicer
 from service.health import HealthServicer
 from service.interceptors import CallInterceptor
@@ -106,6 +106,9 @@ class ServeOptions:
     # The call path on one core (service/affinity.py): None decides by the cores the
     # processes may use (serve's default); a server built in-process pins nothing.
     pin_calls: bool | None = False
+    # Seconds the solves lane's warm thread rehearses after a SolveMove (service/keep_warm.py);
+    # None decides by the cores (serve's default); a server built in-process keeps none.
+    keep_warm_s: float | None = 0.0
 
 
 class CarrosselServer:
@@ -179,8 +182,13 @@ def build_server(
         )
     solves = options.max_concurrent_solves or limits.default_concurrent_solves(options.processes)
     limits.configure_solve_slots(solves, options.solve_queue)
+    keep_warm_s = keep_warm.default_window() if options.keep_warm_s is None else options.keep_warm_s
     lanes = capacity.Capacity(
-        options.max_workers, options.max_pending, options.max_streams, solves + options.solve_queue
+        options.max_workers,
+        options.max_pending,
+        options.max_streams,
+        solves + options.solve_queue,
+        keep_warm_s,
     )
     auth = TokenAuth.from_file(options.token_file) if options.token_file else None
     credentials = server_credentials(options.tls) if options.tls else None

@@ -8,13 +8,16 @@ the number of solves running at once is bounded (``service.limits``).
 
 from __future__ import annotations
 
+import functools
+
 import grpc
 
 from carrossel.v1 import rummy_pb2
+from service import keep_warm
 from service.convert import codes
 from service.limits import solve_slot, solve_time_limit_s
 from service.rummy import convert
-from solver.rearrangement.search import Objective, SolvedMove, solve_move
+from solver.rearrangement.search import Objective, SolvedMove, SolveResult, solve_move
 from solver.rearrangement.turns import draw_violations
 from solver.rummy.position import Position
 
@@ -62,10 +65,30 @@ def handle(
     call: convert.RummyCall, request: rummy_pb2.SolveMoveRequest, context: grpc.ServicerContext
 ) -> rummy_pb2.SolveMoveResponse:
     """Find up to ``max_moves`` distinct legal moves, best first."""
-    objective = _OBJECTIVES.get(request.objective)
     with solve_slot(context):  # the time waited for the slot counts against the deadline
         limit_ms = int(solve_time_limit_s(request.time_limit_ms, context) * 1000)
-        result = solve_move(call.position, objective, request.max_moves or 1, limit_ms)
+        result = _solve(call, request, limit_ms)
+    # The same work again on the warm thread until the next call (service/keep_warm.py).
+    keep_warm.remember(functools.partial(_rehearse, request, limit_ms))
+    return _response(call, result)
+
+
+def _rehearse(request: rummy_pb2.SolveMoveRequest, limit_ms: int, left_ms: int) -> bytes:
+    """The call's work again, from its request's bytes to its answer's (thrown away),
+    within the call's time limit and the ``left_ms`` the warm thread has left."""
+    again = rummy_pb2.SolveMoveRequest.FromString(request.SerializeToString())
+    call = convert.solve_move_call(again)
+    return _response(call, _solve(call, again, min(limit_ms, left_ms))).SerializeToString()
+
+
+def _solve(
+    call: convert.RummyCall, request: rummy_pb2.SolveMoveRequest, limit_ms: int
+) -> SolveResult:
+    objective = _OBJECTIVES.get(request.objective)
+    return solve_move(call.position, objective, request.max_moves or 1, limit_ms)
+
+
+def _response(call: convert.RummyCall, result: SolveResult) -> rummy_pb2.SolveMoveResponse:
     stats = result.stats
     response = rummy_pb2.SolveMoveResponse(
         moves=[solved_move_to_proto(m) for m in result.moves],

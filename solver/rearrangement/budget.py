@@ -99,6 +99,9 @@ class Budget:
     ) -> None:
         """Count a solve; a primary one also says whether it was proved (``proved``
         overrides what the status says)."""
+        # A solve stopped by its caller ends the search here, before any Python work that
+        # would lead to the next solver (a cancelled rehearsal's core is wanted at once).
+        cancel.check()
         self.solves += 1
         self.conflicts += int(solver.num_conflicts)
         self.branches += int(solver.num_branches)
