@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from service import cores
+from service import cores, metrics
 from solver.core import cancel
 
 log = logging.getLogger(__name__)
@@ -194,17 +194,23 @@ class WarmThread:
 
     def _rehearse(self, rehearsal: Rehearsal, token: cancel.CancelToken) -> None:
         self.rehearsals += 1
+        started = time.monotonic()
+        outcome = "done"
         try:
-            left_ms = (_last.given + self._window_s - time.monotonic()) * 1000
+            left_ms = (_last.given + self._window_s - started) * 1000
             with cancel.scope(token):
                 rehearsal(max(1, int(left_ms)))
+            if token.cancelled:  # stopped mid-solve, then returned what it had
+                outcome = "cancelled"
         except cancel.Cancelled:
-            pass
+            outcome = "cancelled"
         except Exception:  # a rehearsal is never an answer: its failure is only logged
+            outcome = "failed"
             log.debug("a rehearsal failed", exc_info=True)
         finally:
             with self._lock:
                 self._token = None
+            metrics.observe_rehearsal(outcome, time.monotonic() - started)
 
 
 _CORES = cores.usable_cores()

@@ -47,6 +47,17 @@ CALLS_REFUSED = Counter(
     "full), unauthenticated, or unparsable (the request bytes were not the message).",
     ["reason"],
 )
+REHEARSALS = Counter(
+    "carrossel_rehearsals",
+    "Solves of the last SolveMove repeated by the warm thread between calls (--keep-warm), "
+    "answers thrown away, by outcome: done, cancelled (a call came) or failed.",
+    ["outcome"],
+)
+REHEARSAL_SECONDS = Counter(
+    "carrossel_rehearsal_seconds",
+    "Wall seconds the warm thread spent repeating solves between calls (--keep-warm): the "
+    "busy core an operator sees on a server that idles between a client's calls.",
+)
 
 
 @functools.cache
@@ -97,3 +108,9 @@ def serve_metrics(port: int, host: str = "127.0.0.1") -> MetricsServer:
     """Serve ``/metrics`` on ``host:port`` (port 0 picks a free one) in a daemon thread."""
     server, thread = start_http_server(port, addr=host)
     return MetricsServer(server, thread)
+
+
+def observe_rehearsal(outcome: str, seconds: float) -> None:
+    """Count one of the warm thread's repeated solves (``service.keep_warm``)."""
+    _series(REHEARSALS, outcome=outcome).inc()
+    REHEARSAL_SECONDS.inc(seconds)

@@ -18,6 +18,7 @@ from pathlib import Path
 import grpc
 import pytest
 from ortools.sat.python import cp_model
+from prometheus_client import REGISTRY
 
 from bench.over_grpc import solve_move_request
 from bench.positions import bench_positions
@@ -48,6 +49,12 @@ def fresh_last(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Each test its own process-wide last rehearsal (no other test's leftovers)."""
     monkeypatch.setattr(keep_warm, "_last", keep_warm._Last())
     yield
+
+
+def _rehearsals(outcome: str) -> float:
+    """The process's count of rehearsals ending so (the metric)."""
+    value = REGISTRY.get_sample_value("carrossel_rehearsals_total", {"outcome": outcome})
+    return value or 0.0
 
 
 def _thread(window_s: float = 60.0, spare: bool = True) -> keep_warm.WarmThread:
@@ -116,6 +123,7 @@ def test_a_call_stops_the_rehearsal_and_runs_without_waiting_for_its_solve(
     fresh_last: None,
 ) -> None:
     rehearsal = _LongSolves()
+    cancelled_before = _rehearsals("cancelled")
     warm = _thread()
     try:
         keep_warm.remember(rehearsal)
@@ -125,6 +133,7 @@ def test_a_call_stops_the_rehearsal_and_runs_without_waiting_for_its_solve(
         assert warm.offer(done.set)
         assert done.wait(LIVENESS_S)  # not after the rehearsal's 60 s
         assert rehearsal.statuses[:1] == [cp_model.UNKNOWN]  # stopped, not finished
+        assert _rehearsals("cancelled") > cancelled_before
     finally:
         warm.stop()
         warm.join(LIVENESS_S)
@@ -187,9 +196,11 @@ def test_a_failing_rehearsal_leaves_the_thread_serving(fresh_last: None) -> None
     def broken(left_ms: int) -> None:
         raise ValueError("a rehearsal that fails")
 
+    failed_before = _rehearsals("failed")
     try:
         keep_warm.remember(broken)
         assert _until(lambda: warm.rehearsals >= 2)
+        assert _until(lambda: _rehearsals("failed") >= failed_before + 2)
         done = threading.Event()
         assert _until(lambda: warm.offer(done.set))
         assert done.wait(LIVENESS_S)
