@@ -101,7 +101,7 @@ class WarmThread:
         window_s: float,
         spare_cores: Callable[[], bool] | None = None,
     ) -> None:
-        self._window_s = window_s
+        self.window_s = window_s
         self._spare_cores = spare_cores or _spare_core
         self._start = start
         self._lock = threading.Lock()
@@ -177,7 +177,7 @@ class WarmThread:
                     self._called = True
 
     def _in_window(self) -> bool:
-        return _last.rehearsal is not None and time.monotonic() - _last.given < self._window_s
+        return _last.rehearsal is not None and time.monotonic() - _last.given < self.window_s
 
     def _next_rehearsal(self) -> Rehearsal | None:
         """The rehearsal to run now: within the window and on a spare core."""
@@ -197,7 +197,7 @@ class WarmThread:
         started = time.monotonic()
         outcome = "done"
         try:
-            left_ms = (_last.given + self._window_s - started) * 1000
+            left_ms = (_last.given + self.window_s - started) * 1000
             with cancel.scope(token):
                 rehearsal(max(1, int(left_ms)))
             if token.cancelled:  # stopped mid-solve, then returned what it had

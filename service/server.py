@@ -314,12 +314,14 @@ def serve(
             return 2
         log.info("referee's page on http://%s:%d/", host, front.port)
     with _stop_signals() as stop_requested:
+        warm = built.capacity.solves.pool.warm
         log.info(
-            "carrossel serving on %s:%d (%s%s)",
+            "carrossel serving on %s:%d (%s%s%s)",
             host,
             built.port,
             "TLS" if options.tls else "plaintext",
             f", metrics on port {built.metrics.port}" if built.metrics else "",
+            f", warm solve thread for {warm.window_s:g} s after a SolveMove" if warm else "",
         )
         while not stop_requested.wait(0.5):
             pass
