@@ -165,12 +165,12 @@ class WarmThread:
                     token = self._token = cancel.CancelToken()
                 else:
                     self._busy = True
-            if task is None and rehearsal is not None:
-                self._rehearse(rehearsal, token)
+            if task is None:
+                if rehearsal is not None:  # always, after the wait above
+                    self._rehearse(rehearsal, token)
                 continue
             try:
-                if task is not None:
-                    task()
+                task()
             finally:
                 with self._lock:
                     self._busy = False
