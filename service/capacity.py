@@ -92,10 +92,13 @@ class CountingExecutor(futures.ThreadPoolExecutor):
     def __init__(
         self, max_workers: int, thread_name_prefix: str, nicer: int = 0, every_core: bool = False
     ) -> None:
+        # What each of its threads runs first; a thread of its lane started apart (the warm
+        # thread, service/keep_warm.py) runs it too.
+        self.thread_start = functools.partial(_start_thread, nicer, every_core)
         super().__init__(
             max_workers=max_workers,
             thread_name_prefix=thread_name_prefix,
-            initializer=functools.partial(_start_thread, nicer, every_core),
+            initializer=self.thread_start,
         )
         self.max_workers = max_workers
         self.warm: keep_warm.WarmThread | None = None
@@ -183,9 +186,7 @@ class Capacity:
         )
         if keep_warm_s > 0:
             self.solves.pool.warm = keep_warm.WarmThread(
-                "carrossel-solve-warm",
-                functools.partial(_start_thread, SOLVE_THREAD_NICE, True),
-                keep_warm_s,
+                "carrossel-solve-warm", self.solves.pool.thread_start, keep_warm_s
             )
         self.probes = Lane("probes", CountingExecutor(PROBE_WORKERS, "carrossel-probe"), None)
         self.streams = Lane(

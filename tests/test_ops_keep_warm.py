@@ -13,6 +13,7 @@ import argparse
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -61,6 +62,17 @@ def _thread(window_s: float = 60.0, spare: bool = True) -> keep_warm.WarmThread:
     return keep_warm.WarmThread("test-warm", lambda: None, window_s, lambda: spare)
 
 
+@contextmanager
+def _running(window_s: float = 60.0, spare: bool = True) -> Iterator[keep_warm.WarmThread]:
+    """A warm thread for the block, stopped and joined after it."""
+    warm = _thread(window_s, spare)
+    try:
+        yield warm
+    finally:
+        warm.stop()
+        warm.join(LIVENESS_S)
+
+
 def _pigeons(holes: int) -> cp_model.CpModel:
     """More pigeons than holes: infeasible, and very slow to prove without presolve."""
     model = cp_model.CpModel()
@@ -86,8 +98,7 @@ class _LongSolves:
 
 
 def test_a_call_offered_to_a_free_warm_thread_runs_on_it(fresh_last: None) -> None:
-    warm = _thread()
-    try:
+    with _running() as warm:
         ran_on: list[str] = []
         done = threading.Event()
 
@@ -98,25 +109,20 @@ def test_a_call_offered_to_a_free_warm_thread_runs_on_it(fresh_last: None) -> No
         assert warm.offer(call)
         assert done.wait(LIVENESS_S)
         assert ran_on == ["test-warm"]
-    finally:
-        warm.stop()
-        warm.join(LIVENESS_S)
 
 
 def test_a_busy_warm_thread_refuses_the_next_call(fresh_last: None) -> None:
-    warm = _thread()
     release = threading.Event()
-    try:
 
-        def held() -> None:
-            release.wait(LIVENESS_S)
+    def held() -> None:
+        release.wait(LIVENESS_S)
 
-        assert warm.offer(held)
-        assert not warm.offer(lambda: None)  # the lane's other threads take it
-    finally:
-        release.set()
-        warm.stop()
-        warm.join(LIVENESS_S)
+    with _running() as warm:
+        try:
+            assert warm.offer(held)
+            assert not warm.offer(lambda: None)  # the lane's other threads take it
+        finally:
+            release.set()
 
 
 def test_a_call_stops_the_rehearsal_and_runs_without_waiting_for_its_solve(
@@ -124,8 +130,7 @@ def test_a_call_stops_the_rehearsal_and_runs_without_waiting_for_its_solve(
 ) -> None:
     rehearsal = _LongSolves()
     cancelled_before = _rehearsals("cancelled")
-    warm = _thread()
-    try:
+    with _running() as warm:
         keep_warm.remember(rehearsal)
         assert rehearsal.started.wait(LIVENESS_S)
         time.sleep(0.05)  # well inside the 60 s solve
@@ -134,20 +139,16 @@ def test_a_call_stops_the_rehearsal_and_runs_without_waiting_for_its_solve(
         assert done.wait(LIVENESS_S)  # not after the rehearsal's 60 s
         assert rehearsal.statuses[:1] == [cp_model.UNKNOWN]  # stopped, not finished
         assert _rehearsals("cancelled") > cancelled_before
-    finally:
-        warm.stop()
-        warm.join(LIVENESS_S)
 
 
 def test_rehearsals_repeat_within_the_window_and_end_after_it(fresh_last: None) -> None:
-    warm = _thread(window_s=0.3)
     runs: list[float] = []
-    try:
 
-        def rehearsal(left_ms: int) -> None:
-            runs.append(time.monotonic())
-            time.sleep(0.001)
+    def rehearsal(left_ms: int) -> None:
+        runs.append(time.monotonic())
+        time.sleep(0.001)
 
+    with _running(window_s=0.3):
         keep_warm.remember(rehearsal)
         given = keep_warm._last.given
         assert _until(lambda: len(runs) >= 3)
@@ -156,57 +157,39 @@ def test_rehearsals_repeat_within_the_window_and_end_after_it(fresh_last: None) 
         time.sleep(0.2)
         assert len(runs) == settled  # nothing after the window
         assert all(at - given < 0.3 + 0.25 for at in runs)  # started within it
-    finally:
-        warm.stop()
-        warm.join(LIVENESS_S)
 
 
 def test_a_rehearsal_is_limited_to_what_is_left_of_the_window(fresh_last: None) -> None:
-    warm = _thread(window_s=0.5)
     limits: list[int] = []
-    try:
+    with _running(window_s=0.5):
         keep_warm.remember(limits.append)
         assert _until(lambda: len(limits) >= 2)
         assert all(1 <= limit <= 500 for limit in limits)
         assert limits[-1] <= limits[0]
-    finally:
-        warm.stop()
-        warm.join(LIVENESS_S)
 
 
 def test_no_rehearsal_without_a_spare_core_or_before_any_solve(fresh_last: None) -> None:
-    crowded = _thread(spare=False)
-    idle = _thread()
     runs: list[int] = []
-    try:
+    with _running(spare=False) as crowded, _running() as idle:
         time.sleep(0.1)
         assert idle.rehearsals == 0  # nothing given yet: an idle server stays idle
         keep_warm.remember(runs.append)
         assert _until(lambda: idle.rehearsals > 0)
         assert crowded.rehearsals == 0
-    finally:
-        for warm in (crowded, idle):
-            warm.stop()
-            warm.join(LIVENESS_S)
 
 
 def test_a_failing_rehearsal_leaves_the_thread_serving(fresh_last: None) -> None:
-    warm = _thread()
-
     def broken(left_ms: int) -> None:
         raise ValueError("a rehearsal that fails")
 
     failed_before = _rehearsals("failed")
-    try:
+    with _running() as warm:
         keep_warm.remember(broken)
         assert _until(lambda: warm.rehearsals >= 2)
         assert _until(lambda: _rehearsals("failed") >= failed_before + 2)
         done = threading.Event()
         assert _until(lambda: warm.offer(done.set))
         assert done.wait(LIVENESS_S)
-    finally:
-        warm.stop()
-        warm.join(LIVENESS_S)
 
 
 def test_a_stopped_warm_thread_ends_and_takes_no_call(fresh_last: None) -> None:
