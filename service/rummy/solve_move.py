@@ -9,6 +9,7 @@ the number of solves running at once is bounded (``service.limits``).
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import grpc
 
@@ -69,16 +70,28 @@ def handle(
         limit_ms = int(solve_time_limit_s(request.time_limit_ms, context) * 1000)
         result = _solve(call, request, limit_ms)
     # The same work again on the warm thread until the next call (service/keep_warm.py).
-    keep_warm.remember(functools.partial(_rehearse, request, limit_ms))
+    keep_warm.remember(_Rehearsal(request, limit_ms))
     return _response(call, result)
 
 
-def _rehearse(request: rummy_pb2.SolveMoveRequest, limit_ms: int, left_ms: int) -> bytes:
+@dataclass
+class _Rehearsal:
     """The call's work again, from its request's bytes to its answer's (thrown away),
     within the call's time limit and the ``left_ms`` the warm thread has left."""
-    again = rummy_pb2.SolveMoveRequest.FromString(request.SerializeToString())
-    call = convert.solve_move_call(again)
-    return _response(call, _solve(call, again, min(limit_ms, left_ms))).SerializeToString()
+
+    request: rummy_pb2.SolveMoveRequest
+    limit_ms: int
+
+    @functools.cached_property
+    def data(self) -> bytes:
+        """The request's bytes, written at the first repeat (off the call's path) only."""
+        return self.request.SerializeToString()
+
+    def __call__(self, left_ms: int) -> bytes:
+        again = rummy_pb2.SolveMoveRequest.FromString(self.data)
+        call = convert.solve_move_call(again)
+        result = _solve(call, again, min(self.limit_ms, left_ms))
+        return _response(call, result).SerializeToString()
 
 
 def _solve(
