@@ -4,16 +4,23 @@ Run from the repository root::
 
     mkdir /tmp/main && git archive main | tar -x -C /tmp/main
     cp carrossel/v1/*.py /tmp/main/carrossel/v1/     # its generated gRPC code
-    python -m bench.call_pairs /tmp/main [--n 60] [--seed 15] [--sizes mid,large] [--rounds 2]
+    python -m bench.call_pairs /tmp/main [--n 60] [--seed 15] [--sizes mid,large] [--rounds 2] \
+        [--keep-warm 0] [--base-python PATH]
 
 It starts ``carrossel serve --workers 1`` twice, one from BASE (another checkout, with its
-generated gRPC code) and one from this checkout, both on this interpreter, and sends each
+generated gRPC code) and one from this checkout, both on this interpreter unless
+``--base-python`` names another for BASE (e.g. another build of CPython), and sends each
 Rummikub position's SolveMove (``MOST_CARDS``, requests built before the clock starts) to
 both, in a random order per position, each call after 20 ms of client work (as in the solve
 bench). Per size it prints both medians and the median of the paired differences (this
 checkout minus BASE) with its 95% interval (order statistics): on a machine whose speed
 drifts between runs, a difference between calls made side by side holds where two runs'
 medians do not. It also counts the pairs whose answers placed the same number of tiles.
+
+Both servers run with ``--keep-warm 0`` unless told otherwise: with a warm thread each, the
+two take turns rehearsing on the spare core during the client's work, and on two cores the
+calls of both took 7-8 ms instead of 4-6 (bench/HISTORY.md). Compare the warm thread itself
+with ``solve_bench --target`` against one server at a time.
 """
 
 from __future__ import annotations
@@ -38,8 +45,8 @@ GAP_S = 0.02
 
 
 @contextmanager
-def _server(checkout: Path) -> Iterator[Any]:
-    """A SolveMove stub on ``carrossel serve`` run from ``checkout``."""
+def _server(checkout: Path, python: str, keep_warm: float) -> Iterator[Any]:
+    """A SolveMove stub on ``carrossel serve`` run from ``checkout`` by ``python``."""
     import grpc
 
     from bench.over_grpc import free_port, wait_serving
@@ -47,7 +54,10 @@ def _server(checkout: Path) -> Iterator[Any]:
 
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "service.cli", "serve", "--port", str(port), "--workers", "1"],
+        [
+            *(python, "-m", "service.cli", "serve", "--port", str(port)),
+            *("--workers", "1", "--keep-warm", str(keep_warm)),
+        ],
         cwd=checkout,
         env={**os.environ, "PYTHONPATH": str(checkout)},
         stdout=subprocess.DEVNULL,
@@ -83,7 +93,15 @@ def median_interval(values: Sequence[float]) -> tuple[float, float]:
     return ordered[low], ordered[high]
 
 
-def compare(base: Path, sizes: Sequence[str], n: int, seed: int, rounds: int) -> None:
+def compare(
+    base: Path,
+    sizes: Sequence[str],
+    n: int,
+    seed: int,
+    rounds: int,
+    base_python: str = sys.executable,
+    keep_warm: float = 0.0,
+) -> None:
     from bench.over_grpc import solve_move_request
     from bench.positions import bench_positions
     from solver.rearrangement.search import Objective
@@ -92,8 +110,8 @@ def compare(base: Path, sizes: Sequence[str], n: int, seed: int, rounds: int) ->
     order = random.Random(seed)
     with ExitStack() as stack:
         stubs = {
-            "base": stack.enter_context(_server(base)),
-            "this": stack.enter_context(_server(here)),
+            "base": stack.enter_context(_server(base, base_python, keep_warm)),
+            "this": stack.enter_context(_server(here, sys.executable, keep_warm)),
         }
         for size in sizes:
             specs = bench_positions("rummikub", size, n, seed)
@@ -129,8 +147,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--sizes", default="mid,large")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--keep-warm", type=float, default=0.0, help="both servers' --keep-warm")
+    parser.add_argument("--base-python", default=sys.executable, help="BASE's interpreter")
     args = parser.parse_args(argv)
-    compare(args.base.resolve(), args.sizes.split(","), args.n, args.seed, args.rounds)
+    compare(
+        args.base.resolve(),
+        args.sizes.split(","),
+        args.n,
+        args.seed,
+        args.rounds,
+        args.base_python,
+        args.keep_warm,
+    )
     return 0
 
 
