@@ -53,11 +53,10 @@ def _server(checkout: Path, python: str, keep_warm: float) -> Iterator[Any]:
     from carrossel.v1 import rummy_pb2_grpc
 
     port = free_port()
+    command = [python, "-m", "service.cli", "serve", "--port", str(port), "--workers", "1"]
+    command += ["--keep-warm", str(keep_warm)]
     server = subprocess.Popen(
-        [
-            *(python, "-m", "service.cli", "serve", "--port", str(port)),
-            *("--workers", "1", "--keep-warm", str(keep_warm)),
-        ],
+        command,
         cwd=checkout,
         env={**os.environ, "PYTHONPATH": str(checkout)},
         stdout=subprocess.DEVNULL,

@@ -180,10 +180,17 @@ class WarmThread:
         return _last.rehearsal is not None and time.monotonic() - _last.given < self.window_s
 
     def _next_rehearsal(self) -> Rehearsal | None:
-        """The rehearsal to run now: within the window and on a spare core."""
+        """The rehearsal to run now: within the window and on a spare core. Called holding
+        the lock, which it lets go while it reads the machine's load: a call's ``offer``
+        takes that lock on the call's path."""
         if self._task is not None or self._stopping or not self._in_window():
             return None
-        if not self._spare_cores():
+        self._lock.release()
+        try:
+            spare = self._spare_cores()
+        finally:
+            self._lock.acquire()
+        if not spare or self._task is not None or self._stopping:  # a call came meanwhile
             return None
         return _last.rehearsal
 
